@@ -1,0 +1,38 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Ferry",
+    platforms: [.macOS(.v14), .iOS(.v16)],
+    products: [
+        .library(name: "FerryKit", targets: ["FerryKit"]),
+        .library(name: "Ferry", targets: ["Ferry"]),
+        .executable(name: "ferry", targets: ["ferry"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0"),
+    ],
+    targets: [
+        // Pure logic, Foundation only: visitors, links, routes, decisions, association files.
+        .target(name: "FerryKit"),
+        // The storage protocol and its implementations.
+        .target(name: "FerryStore", dependencies: ["FerryKit"]),
+        // The server: link handling on top of FerryKit and FerryStore.
+        .target(name: "FerryServer", dependencies: ["FerryKit", "FerryStore"]),
+        // The client SDK that apps embed: Foundation (and FerryKit, itself Foundation only).
+        .target(name: "Ferry", dependencies: ["FerryKit"]),
+        .executableTarget(
+            name: "ferry",
+            dependencies: [
+                "FerryKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "FerryKitTests", dependencies: ["FerryKit"]),
+        .testTarget(name: "FerryStoreTests", dependencies: ["FerryStore"]),
+        .testTarget(name: "FerryServerTests", dependencies: ["FerryServer"]),
+        .testTarget(name: "FerryTests", dependencies: ["Ferry"]),
+        .testTarget(name: "FerryCLITests", dependencies: ["ferry"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,2 @@
+import FerryKit
+print(VisitorClassifier.shared.classify(userAgent: CommandLine.arguments.dropFirst().first ?? ""))
