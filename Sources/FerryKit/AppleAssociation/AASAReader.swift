@@ -78,7 +78,7 @@ private struct Reader {
             return nil
         }
         for key in object.keys.sorted() where !known.contains(key) {
-            let suggestion = known.first { $0.lowercased() == key.lowercased() }.map { " (did you mean '\($0)'?)" } ?? ""
+            let suggestion = known.sorted().first { editDistance($0.lowercased(), key.lowercased()) <= 2 }.map { " (did you mean '\($0)'?)" } ?? ""
             warning(join(path, key), "unknown key '\(key)' is ignored\(suggestion)")
         }
         return object
@@ -259,6 +259,21 @@ private struct Reader {
         component.percentEncoded = bool(object["percentEncoded"], "\(path).percentEncoded")
         component.comment = string(object["comment"], "\(path).comment")
         return component
+    }
+
+    /// Levenshtein distance, to suggest the key a typo meant.
+    private func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        guard !a.isEmpty, !b.isEmpty else { return max(a.count, b.count) }
+        var previous = Array(0...b.count)
+        for i in 1...a.count {
+            var current = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...b.count {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            previous = current
+        }
+        return previous[b.count]
     }
 
     private func join(_ path: String, _ key: String) -> String {
