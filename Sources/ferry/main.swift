@@ -1,2 +1,0 @@
-import FerryKit
-print(VisitorClassifier.shared.classify(userAgent: CommandLine.arguments.dropFirst().first ?? ""))
