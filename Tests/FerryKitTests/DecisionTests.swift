@@ -101,7 +101,7 @@ import Testing
                 Issue.record("expected a redirect, got \(decision)")
                 return
             }
-            #expect(url.absoluteString.hasPrefix(location), "Location was \(url.absoluteString)")
+            #expect(url.hasPrefix(location), "Location was \(url)")
         }
     }
 
@@ -112,7 +112,7 @@ import Testing
             Issue.record("expected an intent")
             return
         }
-        let text = intent.absoluteString
+        let text = intent
         #expect(text.hasSuffix(";end"))
         let extra = try #require(text.components(separatedBy: ";").first { $0.hasPrefix("S.browser_fallback_url=") })
         let encoded = String(extra.dropFirst("S.browser_fallback_url=".count))
@@ -130,30 +130,30 @@ import Testing
 
     @Test func iOSPreviewPageOffersTheAlternateDomainAndCopiesTheToken() throws {
         let page = try #require(Self.decision(UserAgents.iPhoneSafari).page)
-        #expect(page.openInAppURL?.absoluteString == "https://open.acme.example/x7Kp2")
-        #expect(page.storeURL?.absoluteString == "https://apps.apple.com/app/id123456789?ct=spring")
-        #expect(page.clipboardURL?.absoluteString == "https://go.acme.example/x7Kp2?ferry_token=tok123")
+        #expect(page.openInAppURL == "https://open.acme.example/x7Kp2")
+        #expect(page.storeURL == "https://apps.apple.com/app/id123456789?ct=spring")
+        #expect(page.clipboardURL == "https://go.acme.example/x7Kp2?ferry_token=tok123")
         #expect(page.title == "Ada's profile")
-        #expect(page.webURL.absoluteString.hasPrefix("https://acme.example/users/42"))
+        #expect(page.webURL.hasPrefix("https://acme.example/users/42"))
     }
 
     @Test func onTheAlternateDomainTheButtonPointsBackAtThePrimary() throws {
         let page = try #require(Self.decision(UserAgents.iPhoneSafari, host: "open.acme.example").page)
-        #expect(page.openInAppURL?.absoluteString == "https://go.acme.example/x7Kp2")
-        #expect(page.linkURL.absoluteString == "https://open.acme.example/x7Kp2")
+        #expect(page.openInAppURL == "https://go.acme.example/x7Kp2")
+        #expect(page.linkURL == "https://open.acme.example/x7Kp2")
     }
 
     @Test func withoutAnAlternateDomainTheButtonUsesTheAppScheme() throws {
         let visitor = VisitorClassifier.shared.classify(userAgent: UserAgents.iPhoneSafari)
         let request = LinkRequest(domain: Domain(host: "go.acme.example", appID: "acme"), path: "/x7Kp2", now: Self.now, deferredToken: "t")
         let page = try #require(decide(link: Self.link(), app: Self.app, visitor: visitor, request: request).page)
-        #expect(page.openInAppURL?.absoluteString == "acme://user/42")
+        #expect(page.openInAppURL == "acme://user/42")
     }
 
     @Test func androidInAppPageButtonIsTheIntent() throws {
         let page = try #require(Self.decision(UserAgents.androidFacebook).page)
-        #expect(page.openInAppURL?.scheme == "intent")
-        #expect(page.storeURL?.host == "play.google.com")
+        #expect(page.openInAppURL?.hasPrefix("intent://") == true)
+        #expect(page.storeURL?.hasPrefix("https://play.google.com/") == true)
         #expect(page.clipboardURL == nil, "Android uses the install referrer, not the clipboard")
         #expect(page.inAppHost == .facebook)
     }
@@ -166,13 +166,13 @@ import Testing
     }
 
     @Test func ambiguousIPadCarriesBothAnswers() {
-        guard case .ambiguousIPad(let ipad, let desktop) = Self.decision(UserAgents.macSafari) else {
+        guard case .ambiguousIPad(let probe) = Self.decision(UserAgents.macSafari) else {
             Issue.record("expected the iPad probe")
             return
         }
-        #expect(ipad.kind == .previewPage)
-        #expect(ipad.page?.platform == .iPadOS)
-        #expect(desktop.absoluteString.hasPrefix("https://acme.example/users/42"))
+        #expect(probe.ipad.kind == .previewPage)
+        #expect(probe.ipad.page?.platform == .iPadOS)
+        #expect(probe.desktopURL.hasPrefix("https://acme.example/users/42"))
     }
 
     @Test func appWithoutIOSSendsIPhonesToTheWeb() {
@@ -188,7 +188,7 @@ import Testing
             Issue.record("expected AppGallery, got \(decision)")
             return
         }
-        #expect(url.absoluteString == "https://appgallery.huawei.com/app/C101234567")
+        #expect(url == "https://appgallery.huawei.com/app/C101234567")
     }
 
     @Test func queryParametersNeverChooseTheDestination() {
@@ -201,7 +201,7 @@ import Testing
             Issue.record("expected a redirect")
             return
         }
-        #expect(url.host == "acme.example")
+        #expect(url.hasPrefix("https://acme.example/"))
     }
 
     @Test func routeLinksSplitTheirQueryIntoTagsAndParameters() {

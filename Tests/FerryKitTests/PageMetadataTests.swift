@@ -5,8 +5,7 @@ import Testing
 @Suite struct PageMetadataTests {
     static func metadata(title: String, description: String? = nil) -> PageMetadata {
         let link = DecisionTests.link { $0.preview = PreviewMetadata(title: title, description: description, imageURL: URL(string: "https://acme.example/a.png")) }
-        let url = URL(string: "https://go.acme.example/x7Kp2")!
-        return PageMetadata(app: DecisionTests.app, link: link, linkURL: url, webURL: URL(string: "https://acme.example/users/42")!, appURL: URL(string: "acme://user/42")!)
+        return PageMetadata(app: DecisionTests.app, link: link, linkURL: "https://go.acme.example/x7Kp2", webURL: "https://acme.example/users/42", appURL: "acme://user/42")
     }
 
     @Test func everyFamilyOfTagsIsThere() {

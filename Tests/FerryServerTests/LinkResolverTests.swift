@@ -23,7 +23,7 @@ import FerryStore
         let resolver = try await resolver()
         for host in ["go.acme.example", "open.acme.example:443"] {
             let resolution = try #require(try await resolver.resolve(host: host, path: "/abc", query: [], headers: RequestHeaders(userAgent: Self.desktop)))
-            #expect(resolution.decision == .redirect(URL(string: "https://acme.example/promo")!, .desktop))
+            #expect(resolution.decision == .redirect("https://acme.example/promo", .desktop))
         }
     }
 

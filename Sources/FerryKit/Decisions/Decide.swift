@@ -6,7 +6,7 @@ import Foundation
 /// ```swift
 /// let visitor = VisitorClassifier.shared.classify(headers)
 /// switch decide(link: link, app: app, visitor: visitor, request: request) {
-/// case .redirect(let url, _): // 302 Location: url
+/// case .redirect(let location, _): // 302 Location: location
 /// case .previewPage(let page): // render the preview page
 /// …
 /// }
@@ -14,104 +14,97 @@ import Foundation
 ///
 /// - Parameter link: the stored link or route link for the path; `nil` when there is none.
 public func decide(link: Link?, app: App, visitor: Visitor, request: LinkRequest) -> Decision {
-    guard let link else { return .notFound }
-    let targets = LinkTargets(link: link, app: app, request: request)
+    decide(link.map { CompiledLink($0, app: app) }, visitor: visitor, request: request)
+}
+
+/// The same decision for a link compiled ahead of time: what the server calls per click.
+public func decide(_ compiled: CompiledLink?, visitor: Visitor, request: LinkRequest) -> Decision {
+    guard let compiled else { return .notFound }
+    let click = Click(compiled: compiled, request: request)
+    let link = compiled.link
     guard link.isLive(at: request.now) else {
-        if let expiredURL = link.expiredURL { return .redirect(expiredURL, .expiredFallback) }
-        return .gone(targets.page(for: visitor, openInApp: nil, storeURL: nil))
+        if let expiredURL = link.expiredURL { return .redirect(expiredURL.absoluteString, .expiredFallback) }
+        return .gone(click.page(for: visitor, openInApp: nil, storeURL: nil))
     }
     switch visitor.bot {
     case .linkPreview:
-        return .crawlerPreview(targets.page(for: visitor, openInApp: nil, storeURL: nil))
+        return .crawlerPreview(click.page(for: visitor, openInApp: nil, storeURL: nil))
     case .searchCrawler, .other:
         // Search engines should index the destination, not the short link.
-        return .redirect(targets.desktopURL, .web)
+        return .redirect(compiled.desktopURL, .web)
     case .none:
         break
     }
     if let host = visitor.inAppHost, host.blocksAppAndStoreLinks, visitor.isMobile {
-        return .openInBrowser(targets.page(for: visitor, openInApp: nil, storeURL: nil))
+        return .openInBrowser(click.page(for: visitor, openInApp: nil, storeURL: nil))
     }
     switch visitor.platform {
     case .iOS, .iPadOS:
-        return targets.appleDecision(for: visitor)
+        return click.appleDecision(for: visitor)
     case .android:
-        return targets.androidDecision(for: visitor)
-    case .macOS where visitor.maybeIPad && app.ios != nil:
+        return click.androidDecision(for: visitor)
+    case .macOS where visitor.maybeIPad && compiled.app.ios != nil:
         var iPad = visitor
         iPad.platform = .iPadOS
         iPad.deviceClass = .tablet
         iPad.maybeIPad = false
-        return .ambiguousIPad(ipad: targets.appleDecision(for: iPad), desktopURL: targets.desktopURL)
+        return .ambiguousIPad(IPadProbe(ipad: click.appleDecision(for: iPad), desktopURL: compiled.desktopURL))
     default:
-        return .redirect(targets.desktopURL, visitor.deviceClass == .phone ? .web : .desktop)
+        return .redirect(compiled.desktopURL, visitor.deviceClass == .phone ? .web : .desktop)
     }
 }
 
-/// The URLs one link resolves to for one request.
-struct LinkTargets {
-    let link: Link
-    let app: App
+/// One click on a compiled link: what depends on the request (host, token, visitor).
+struct Click {
+    let compiled: CompiledLink
     let request: LinkRequest
-    let webURL: URL
-    let customSchemeURL: URL?
 
-    init(link: Link, app: App, request: LinkRequest) {
-        self.link = link
-        self.app = app
-        self.request = request
-        let match = app.route(matching: link.path)
-        var web = match.map { $0.route.webURL(parameters: $0.parameters, app: app, path: link.path) }
-            ?? app.web.fallbackURL.appendingPathComponent(String(link.path.drop { $0 == "/" }))
-        web = URLBuilder.appending(link.tags.queryItems.filter { $0.name.hasPrefix("utm_") }.map { .init($0.name, $0.value) }, to: web)
-        webURL = web
-        customSchemeURL = match.flatMap { $0.route.customScheme?.fill($0.parameters) }
-            ?? (app.ios?.customScheme ?? app.android?.customScheme).flatMap {
-                URL(string: "\($0)://" + URLBuilder.encodePath(String(link.path.drop { $0 == "/" })))
-            }
+    var link: Link { compiled.link }
+
+    /// The link as requested, on `host`, Ferry's own query parameters removed.
+    func url(on host: String, extra: [LinkRequest.QueryItem] = []) -> String {
+        var text = "https://" + host + URLBuilder.encodePath(request.path)
+        let query = request.passThroughQuery + extra
+        if !query.isEmpty { text += "?" + URLBuilder.encodeQuery(query) }
+        return text
     }
 
-    var desktopURL: URL { link.desktopURL ?? webURL }
-    var iosWebURL: URL { link.ios.webURL ?? webURL }
-    var androidWebURL: URL { link.android.webURL ?? webURL }
-    var linkURL: URL { request.url(on: request.host) }
+    var linkURL: String { url(on: request.host) }
 
     /// The same link on the other host, where a tap opens the app.
-    var otherHostURL: URL? {
-        request.domain.otherHost(than: request.host).map { request.url(on: $0) }
+    var otherHostURL: String? {
+        request.domain.otherHost(than: request.host).map { url(on: $0) }
     }
 
     func appleDecision(for visitor: Visitor) -> Decision {
-        guard let ios = app.ios else { return .redirect(iosWebURL, .web) }
-        let storeURL = StoreLinks.appStore(ios, tags: link.tags)
+        guard compiled.app.ios != nil else { return .redirect(compiled.iosWebURL, .web) }
+        let storeURL = compiled.appStoreURL
         let toStore = (link.ios.whenAppMissing ?? .store) == .store && storeURL != nil
-        let direct: Decision = toStore ? .redirect(storeURL!, .appStore) : .redirect(iosWebURL, .web)
-        let page = Decision.previewPage(page(for: visitor, openInApp: otherHostURL ?? customSchemeURL, storeURL: storeURL))
+        let direct: Decision = toStore ? .redirect(storeURL!, .appStore) : .redirect(compiled.iosWebURL, .web)
         switch link.previewPage {
         case .never: return direct
-        case .always: return page
-        case .auto: return visitor.inAppHost != nil || toStore ? page : direct
+        case .always: break
+        case .auto: if visitor.inAppHost == nil, !toStore { return direct }
         }
+        return .previewPage(page(for: visitor, openInApp: otherHostURL ?? compiled.customSchemeURL, storeURL: storeURL))
     }
 
     func androidDecision(for visitor: Visitor) -> Decision {
-        guard let android = app.android else { return .redirect(androidWebURL, .web) }
+        guard let android = compiled.app.android else { return .redirect(compiled.androidWebURL, .web) }
         let listing = StoreLinks.choose(for: android, visitor: visitor, link: link)
         let toStore = (link.android.whenAppMissing ?? .store) == .store
-        let referrer = StoreLinks.installReferrer(token: request.deferredToken, tags: link.tags)
+        let referrer = StoreLinks.installReferrer(token: request.deferredToken, tags: compiled.referrerTags)
         let storeURL = StoreLinks.android(android, listing: listing, referrer: referrer)
-        let fallback = toStore ? storeURL : androidWebURL
-        let intent = StoreLinks.intent(for: linkURL, package: android.packageName, fallback: fallback)
-        let direct: Decision = .redirect(fallback, toStore ? (listing.store == .googlePlay ? .playStore : .androidStore) : .web)
-        let page = Decision.previewPage(page(for: visitor, openInApp: intent, storeURL: storeURL))
+        let fallback = toStore ? storeURL : compiled.androidWebURL
         let inApp = visitor.inAppHost != nil
-        switch link.previewPage {
-        case .never: return !inApp && Self.opensIntents(visitor.browser) ? .redirect(intent, .androidIntent) : direct
-        case .always: return page
-        case .auto:
-            if inApp { return page }
-            return Self.opensIntents(visitor.browser) ? .redirect(intent, .androidIntent) : direct
+        let intent = StoreLinks.intent(hostAndPath: request.host + URLBuilder.encodePath(request.path), query: request.passThroughQuery,
+                                       package: android.packageName, fallback: fallback)
+        if link.previewPage == .always || (link.previewPage == .auto && inApp) {
+            return .previewPage(page(for: visitor, openInApp: intent, storeURL: storeURL))
         }
+        // In-app browsers don't follow intent redirects without a tap.
+        if Self.opensIntents(visitor.browser), !inApp { return .redirect(intent, .androidIntent) }
+        return .redirect(fallback, toStore ? (listing.store == .googlePlay ? .playStore : .androidStore) : .web)
     }
 
     /// Browsers known to follow `intent://` redirects (Chrome and browsers built on it).
@@ -122,21 +115,16 @@ struct LinkTargets {
         }
     }
 
-    func page(for visitor: Visitor, openInApp: URL?, storeURL: URL?) -> LinkPage {
-        let title = link.preview.title ?? app.name
-        let platformWeb: URL = switch visitor.platform {
-        case .iOS, .iPadOS: iosWebURL
-        case .android: androidWebURL
-        default: desktopURL
+    func page(for visitor: Visitor, openInApp: String?, storeURL: String?) -> LinkPage {
+        let platformWeb = switch visitor.platform {
+        case .iOS, .iPadOS: compiled.iosWebURL
+        case .android: compiled.androidWebURL
+        default: compiled.desktopURL
         }
         // Only a page that offers the store hands out the token.
         let token = storeURL == nil ? nil : request.deferredToken
-        let clipboard = visitor.isApple ? token.map { request.url(on: request.domain.host, extra: [.init(LinkRequest.tokenParameter, $0)]) } : nil
-        return LinkPage(
-            appName: app.name, iconURL: app.iconURL, title: title, description: link.preview.description,
-            imageURL: link.preview.imageURL, linkURL: linkURL, platform: visitor.platform, inAppHost: visitor.inAppHost,
-            openInAppURL: openInApp, storeURL: storeURL, clipboardURL: clipboard, webURL: platformWeb,
-            deferredToken: token,
-            metadata: PageMetadata(app: app, link: link, linkURL: linkURL, webURL: desktopURL, appURL: customSchemeURL ?? linkURL))
+        let clipboard = visitor.isApple ? token.map { url(on: request.domain.host, extra: [.init(LinkRequest.tokenParameter, $0)]) } : nil
+        return LinkPage(compiled: compiled, linkURL: linkURL, platform: visitor.platform, inAppHost: visitor.inAppHost,
+                        openInAppURL: openInApp, storeURL: storeURL, clipboardURL: clipboard, webURL: platformWeb, deferredToken: token)
     }
 }

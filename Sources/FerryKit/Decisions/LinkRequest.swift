@@ -40,50 +40,42 @@ public struct LinkRequest: Sendable, Hashable {
 
     /// The query without Ferry's own parameters.
     var passThroughQuery: [QueryItem] {
-        query.filter { !$0.name.hasPrefix(Self.reservedQueryPrefix) }
+        guard query.contains(where: { $0.name.hasPrefix(Self.reservedQueryPrefix) }) else { return query }
+        return query.filter { !$0.name.hasPrefix(Self.reservedQueryPrefix) }
     }
 
-    /// `https://HOST/PATH?QUERY` on the given host.
-    func url(on host: String, extra: [QueryItem] = []) -> URL {
-        URLBuilder.url(scheme: "https", host: host, path: path, query: passThroughQuery + extra)
-    }
 }
 
 /// Builds URLs from parts, encoding each part for its position.
 enum URLBuilder {
-    static func url(scheme: String, host: String, path: String, query: [LinkRequest.QueryItem]) -> URL {
-        var text = "\(scheme)://\(host)\(encodePath(path))"
-        if !query.isEmpty { text += "?" + encodeQuery(query) }
-        // Every part was encoded above, so this cannot fail for a valid host.
-        return URL(string: text) ?? URL(string: "\(scheme)://\(host)/")!
-    }
-
-    static func appending(_ items: [LinkRequest.QueryItem], to url: URL) -> URL {
+    static func appending(_ items: [LinkRequest.QueryItem], to url: String) -> String {
         guard !items.isEmpty else { return url }
-        var text = url.absoluteString
+        var text = url
         var fragment = ""
         if let hash = text.firstIndex(of: "#") {
             fragment = String(text[hash...])
             text = String(text[..<hash])
         }
-        text += (text.contains("?") ? "&" : "?") + encodeQuery(items) + fragment
-        return URL(string: text) ?? url
+        return text + (text.contains("?") ? "&" : "?") + encodeQuery(items) + fragment
     }
 
     static func encodeQuery(_ items: [LinkRequest.QueryItem]) -> String {
-        items.map { Escaping.percentEncode($0.name) + "=" + Escaping.percentEncode($0.value) }.joined(separator: "&")
+        var out = ""
+        for (index, item) in items.enumerated() {
+            if index > 0 { out += "&" }
+            out += Escaping.percentEncode(item.name)
+            out += "="
+            out += Escaping.percentEncode(item.value)
+        }
+        return out
     }
 
     /// Keeps `/` and characters already legal in a path; encodes the rest (spaces, quotes, `?`, `#`).
     static func encodePath(_ path: String) -> String {
-        var out = ""
-        for byte in path.utf8 {
-            if Escaping.isUnreserved(byte) || "/:@!$&'()*+,;=%".utf8.contains(byte) {
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            } else {
-                out += String(format: "%%%02X", byte)
-            }
-        }
-        return out
+        Escaping.encode(path, keeping: pathBytes)
+    }
+
+    private static let pathBytes: [Bool] = (0..<256).map { byte in
+        Escaping.isUnreserved(UInt8(byte)) || "/:@!$&'()*+,;=%".utf8.contains(UInt8(byte))
     }
 }

@@ -3,39 +3,48 @@ import Foundation
 /// Store URLs built from an app's settings. Nothing in a request can change where they lead.
 public enum StoreLinks {
     /// `https://apps.apple.com/app/id…`, with the campaign as App Analytics' `ct`.
-    public static func appStore(_ ios: IOSApp, tags: LinkTags) -> URL? {
+    public static func appStore(_ ios: IOSApp, tags: LinkTags) -> String? {
         guard let id = ios.appStoreID else { return nil }
-        let base = URL(string: "https://apps.apple.com/app/id\(id)")!
+        let base = "https://apps.apple.com/app/id\(id)"
         guard let campaign = tags.effectiveCampaign, !campaign.isEmpty else { return base }
         // App Store Connect keeps campaign tokens to 40 characters.
         return URLBuilder.appending([.init("ct", String(campaign.prefix(40)))], to: base)
     }
 
+    /// The utm tags a Play install referrer carries (`campaign` doubles as `utm_campaign`).
+    static func referrerTags(_ tags: LinkTags) -> [LinkRequest.QueryItem] {
+        var items = tags.queryItems.filter { $0.name.hasPrefix("utm_") }.map { LinkRequest.QueryItem($0.name, $0.value) }
+        if tags.utmCampaign == nil, let campaign = tags.campaign { items.append(.init("utm_campaign", campaign)) }
+        return items
+    }
+
     /// The Play Install Referrer string: the token and the utm tags, as one query string.
     public static func installReferrer(token: String?, tags: LinkTags) -> String {
+        installReferrer(token: token, tags: referrerTags(tags))
+    }
+
+    static func installReferrer(token: String?, tags: [LinkRequest.QueryItem]) -> String {
         var items: [LinkRequest.QueryItem] = []
         if let token { items.append(.init(LinkRequest.tokenParameter, token)) }
-        for (name, value) in tags.queryItems where name.hasPrefix("utm_") { items.append(.init(name, value)) }
-        if tags.utmCampaign == nil, let campaign = tags.campaign { items.append(.init("utm_campaign", campaign)) }
-        return URLBuilder.encodeQuery(items)
+        return URLBuilder.encodeQuery(items + tags)
     }
 
     /// The store page of the app in `listing`'s store. Only Google Play carries the referrer.
-    public static func android(_ android: AndroidApp, listing: AndroidStoreListing, referrer: String) -> URL {
+    public static func android(_ android: AndroidApp, listing: AndroidStoreListing, referrer: String) -> String {
         let package = Escaping.percentEncode(android.packageName)
         switch listing.store {
         case .googlePlay:
-            var text = "https://play.google.com/store/apps/details?id=\(package)"
+            var text = "https://play.google.com/store/apps/details?id=" + package
             if !referrer.isEmpty { text += "&referrer=" + Escaping.percentEncode(referrer) }
-            return URL(string: text)!
+            return text
         case .huaweiAppGallery:
-            return URL(string: "https://appgallery.huawei.com/app/\(Escaping.percentEncode(listing.storeAppID ?? android.packageName))")!
+            return "https://appgallery.huawei.com/app/" + Escaping.percentEncode(listing.storeAppID ?? android.packageName)
         case .samsungGalaxyStore:
-            return URL(string: "https://galaxystore.samsung.com/detail/\(package)")!
+            return "https://galaxystore.samsung.com/detail/" + package
         case .ruStore:
-            return URL(string: "https://www.rustore.ru/catalog/app/\(package)")!
+            return "https://www.rustore.ru/catalog/app/" + package
         case .amazon:
-            return URL(string: "https://www.amazon.com/gp/mas/dl/android?p=\(package)")!
+            return "https://www.amazon.com/gp/mas/dl/android?p=" + package
         }
     }
 
@@ -60,10 +69,9 @@ public enum StoreLinks {
     /// Chrome opens the app for the https URL if it is installed and otherwise loads the
     /// fallback. The fallback is percent-encoded whole, so its own `;`, `=`, `&` and `#` can't
     /// end the extra early.
-    public static func intent(for url: URL, package: String, fallback: URL) -> URL {
-        var target = url.absoluteString
-        if let schemeEnd = target.range(of: "://") { target = String(target[schemeEnd.upperBound...]) }
-        let text = "intent://\(target)#Intent;scheme=https;package=\(package);S.browser_fallback_url=\(Escaping.percentEncode(fallback.absoluteString));end"
-        return URL(string: text)!
+    public static func intent(hostAndPath: String, query: [LinkRequest.QueryItem], package: String, fallback: String) -> String {
+        var text = "intent://" + hostAndPath
+        if !query.isEmpty { text += "?" + URLBuilder.encodeQuery(query) }
+        return text + "#Intent;scheme=https;package=" + package + ";S.browser_fallback_url=" + Escaping.percentEncode(fallback) + ";end"
     }
 }

@@ -18,7 +18,7 @@ public struct Domain: Sendable, Hashable, Codable {
     /// Android treat the tap as a link into the app.
     public func otherHost(than requestHost: String) -> String? {
         guard let alternateHost else { return nil }
-        return requestHost.lowercased() == alternateHost ? host : alternateHost
+        return requestHost == alternateHost || requestHost.lowercased() == alternateHost ? host : alternateHost
     }
 
     public func validate() throws(ValidationError) {

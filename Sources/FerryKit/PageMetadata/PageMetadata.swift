@@ -4,7 +4,7 @@ import Foundation
 /// cards, Meta's App Links (`al:*`) and Safari's smart app banner.
 ///
 /// ```swift
-/// let metadata = PageMetadata(app: app, link: link, linkURL: url, webURL: web, appURL: url)
+/// let metadata = PageMetadata(app: app, link: link, linkURL: "https://go.acme.com/x7Kp2", webURL: web, appURL: scheme)
 /// let head = metadata.html   // <meta property="og:title" content="…"> …, every value escaped
 /// ```
 public struct PageMetadata: Sendable, Hashable {
@@ -30,7 +30,7 @@ public struct PageMetadata: Sendable, Hashable {
     ///   - webURL: the web page (`al:web:url`).
     ///   - appURL: what the app opens (`al:ios:url`, `twitter:app:url:*`): the route's custom
     ///     scheme URL, or the link itself for universal links.
-    public init(app: App, link: Link, linkURL: URL, webURL: URL, appURL: URL) {
+    public init(app: App, link: Link, linkURL: String, webURL: String, appURL: String) {
         let title = link.preview.title ?? app.name
         let description = link.preview.description
         var tags: [Tag] = []
@@ -41,7 +41,7 @@ public struct PageMetadata: Sendable, Hashable {
         add("name", "description", description)
         add("property", "og:title", title)
         add("property", "og:type", "website")
-        add("property", "og:url", linkURL.absoluteString)
+        add("property", "og:url", linkURL)
         add("property", "og:site_name", app.name)
         add("property", "og:description", description)
         add("property", "og:image", (link.preview.imageURL ?? app.iconURL)?.absoluteString)
@@ -53,33 +53,33 @@ public struct PageMetadata: Sendable, Hashable {
         if let ios = app.ios, let storeID = ios.appStoreID {
             add("name", "twitter:app:name:iphone", app.name)
             add("name", "twitter:app:id:iphone", storeID)
-            add("name", "twitter:app:url:iphone", appURL.absoluteString)
+            add("name", "twitter:app:url:iphone", appURL)
             add("name", "twitter:app:name:ipad", app.name)
             add("name", "twitter:app:id:ipad", storeID)
-            add("name", "twitter:app:url:ipad", appURL.absoluteString)
+            add("name", "twitter:app:url:ipad", appURL)
         }
         if let android = app.android {
             add("name", "twitter:app:name:googleplay", app.name)
             add("name", "twitter:app:id:googleplay", android.packageName)
-            add("name", "twitter:app:url:googleplay", appURL.absoluteString)
+            add("name", "twitter:app:url:googleplay", appURL)
         }
 
         if let ios = app.ios {
-            add("property", "al:ios:url", appURL.absoluteString)
+            add("property", "al:ios:url", appURL)
             add("property", "al:ios:app_store_id", ios.appStoreID)
             add("property", "al:ios:app_name", app.name)
         }
         if let android = app.android {
-            add("property", "al:android:url", appURL.absoluteString)
+            add("property", "al:android:url", appURL)
             add("property", "al:android:package", android.packageName)
             add("property", "al:android:app_name", app.name)
         }
-        add("property", "al:web:url", webURL.absoluteString)
+        add("property", "al:web:url", webURL)
         add("property", "al:web:should_fallback", "true")
 
         if let ios = app.ios, let storeID = ios.appStoreID {
             // The banner's content is a comma-separated list, so the argument's commas are encoded.
-            var banner = "app-id=\(storeID), app-argument=\(linkURL.absoluteString.replacingOccurrences(of: ",", with: "%2C"))"
+            var banner = "app-id=\(storeID), app-argument=\(linkURL.replacingOccurrences(of: ",", with: "%2C"))"
             if let clip = ios.appClipBundleID { banner += ", app-clip-bundle-id=\(clip)" }
             add("name", "apple-itunes-app", banner)
         }

@@ -65,19 +65,35 @@ public enum Escaping {
     /// Percent-encodes everything except RFC 3986 unreserved characters, so the result can
     /// be a query value, an `intent:` extra, or a path segment without any other meaning.
     public static func percentEncode(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for byte in text.utf8 {
-            if isUnreserved(byte) {
-                out.unicodeScalars.append(Unicode.Scalar(byte))
+        encode(text, keeping: unreservedBytes)
+    }
+
+    /// Encodes every byte `keep` does not allow, with uppercase hex (`%2F`); returns the text
+    /// itself when nothing needs encoding.
+    static func encode(_ text: String, keeping keep: [Bool]) -> String {
+        var utf8 = text.utf8
+        var needed = 0
+        for byte in utf8 where !keep[Int(byte)] { needed += 1 }
+        guard needed > 0 else { return text }
+        var out = [UInt8]()
+        out.reserveCapacity(utf8.count + needed * 2)
+        utf8 = text.utf8
+        for byte in utf8 {
+            if keep[Int(byte)] {
+                out.append(byte)
             } else {
-                out += "%"
-                out.unicodeScalars.append(hexDigit(byte >> 4))
-                out.unicodeScalars.append(hexDigit(byte & 0x0F))
+                out.append(UInt8(ascii: "%"))
+                out.append(hexDigits[Int(byte >> 4)])
+                out.append(hexDigits[Int(byte & 0x0F)])
             }
         }
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
+
+    private static let hexDigits = Array("0123456789ABCDEF".utf8)
+
+    /// `A–Z a–z 0–9 - . _ ~`, as a table indexed by byte.
+    static let unreservedBytes: [Bool] = (0..<256).map { isUnreserved(UInt8($0)) }
 
     /// Decodes `%XX` sequences (and, with `plusAsSpace`, `+`) into UTF-8 text; malformed
     /// escapes are kept as written rather than rejected.
@@ -112,10 +128,6 @@ public enum Escaping {
         default:
             return false
         }
-    }
-
-    private static func hexDigit(_ nibble: UInt8) -> Unicode.Scalar {
-        Unicode.Scalar(nibble < 10 ? nibble + 48 : nibble + 55)
     }
 
     static func hexValue(_ byte: UInt8) -> UInt8? {

@@ -21,13 +21,20 @@ enum Signal: Int, CaseIterable {
     case previewCrawler, previewCrawlerAtStart, searchCrawler, otherBot
     case botWord, automationMarker, notABot
 
-    /// Signals whose position the classifier reads a version number after.
-    var carriesVersion: Bool {
+    /// Where the classifier keeps the position of signals that a version number follows.
+    var versionSlot: Int? {
         switch self {
-        case .iPhoneOS, .cpuOS, .iPhOS, .iOSWord, .macOSX, .darwin, .android, .androidShort, .windowsNT, .chromeOS:
-            true
-        default:
-            false
+        case .iPhoneOS: 0
+        case .cpuOS: 1
+        case .iPhOS: 2
+        case .iOSWord: 3
+        case .macOSX: 4
+        case .darwin: 5
+        case .android: 6
+        case .androidShort: 7
+        case .windowsNT: 8
+        case .chromeOS: 9
+        default: nil
         }
     }
 }

@@ -21,14 +21,18 @@ public struct Visitor: Sendable, Hashable, Codable {
     public var hasGoogleServices: Bool?
     /// Device model from the `Sec-CH-UA-Model` hint or the user agent, when given.
     public var model: String?
-    /// Language tags from `Accept-Language`, most preferred first.
-    public var languages: [String]
+    /// The `Accept-Language` header as sent (at most 256 characters).
+    public var acceptLanguage: String?
+
+    /// Language tags from `Accept-Language`, most preferred first (parsed when asked: most
+    /// clicks never need them).
+    public var languages: [String] { RequestHeaders.languages(from: acceptLanguage) }
 
     public init(
         platform: Platform = .other, osVersion: Version? = nil, deviceClass: DeviceClass = .other,
         browser: BrowserFamily = .other, inAppHost: InAppHost? = nil, bot: BotKind = .none,
         maybeIPad: Bool = false, vendor: DeviceVendor = .unknown, hasGoogleServices: Bool? = nil,
-        model: String? = nil, languages: [String] = []
+        model: String? = nil, acceptLanguage: String? = nil
     ) {
         self.platform = platform
         self.osVersion = osVersion
@@ -40,7 +44,7 @@ public struct Visitor: Sendable, Hashable, Codable {
         self.vendor = vendor
         self.hasGoogleServices = hasGoogleServices
         self.model = model
-        self.languages = languages
+        self.acceptLanguage = acceptLanguage
     }
 
     public var isBot: Bool { bot != .none }

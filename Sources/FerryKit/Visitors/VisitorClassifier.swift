@@ -17,6 +17,7 @@ public struct VisitorClassifier: Sendable {
     private let placements: [TokenPlacement]
 
     public init() {
+        precondition(Signal.allCases.count <= 128, "Found keeps signals in 128 bits")
         let table = UserAgentTokens.table
         scanner = TokenScanner(tokens: table.map(\.0))
         signals = table.map(\.1)
@@ -40,7 +41,7 @@ public struct VisitorClassifier: Sendable {
             return found.visitor(in: bytes)
         }
         apply(hints: headers, to: &visitor)
-        visitor.languages = RequestHeaders.languages(from: headers.acceptLanguage)
+        visitor.acceptLanguage = headers.acceptLanguage.map { String($0.prefix(256)) }
         return visitor
     }
 
@@ -122,24 +123,28 @@ private func isAlphanumeric(_ byte: UInt8) -> Bool {
     isLetter(byte) || (byte >= 0x30 && byte <= 0x39)
 }
 
-/// The signals one user agent carries, with where each first ended (for versions).
+/// The signals one user agent carries, with where each version-carrying one first ended.
+/// Fixed-size storage: classifying allocates nothing.
 private struct Found {
-    private var present: [Bool] = Array(repeating: false, count: Signal.allCases.count)
-    private var versionOffset: [Int] = Array(repeating: -1, count: Signal.allCases.count)
+    private var low: UInt64 = 0
+    private var high: UInt64 = 0
+    private var versionOffset = SIMD16<Int32>(repeating: -1)
 
     mutating func record(_ signal: Signal, start: Int, end: Int) {
         let index = signal.rawValue
-        if signal.carriesVersion, versionOffset[index] < 0 { versionOffset[index] = end }
-        present[index] = true
+        if index < 64 { low |= 1 << UInt64(index) } else { high |= 1 << UInt64(index - 64) }
+        if let slot = signal.versionSlot, versionOffset[slot] < 0 { versionOffset[slot] = Int32(end) }
     }
 
-    func has(_ signal: Signal) -> Bool { present[signal.rawValue] }
+    func has(_ signal: Signal) -> Bool {
+        let index = signal.rawValue
+        return index < 64 ? low & (1 << UInt64(index)) != 0 : high & (1 << UInt64(index - 64)) != 0
+    }
 
     /// The version written right after the first occurrence of `signal` (`Android 14` → 14).
     func version(after signal: Signal, in bytes: UnsafeBufferPointer<UInt8>) -> Version? {
-        let offset = versionOffset[signal.rawValue]
-        guard offset >= 0 else { return nil }
-        var index = offset
+        guard let slot = signal.versionSlot, versionOffset[slot] >= 0 else { return nil }
+        var index = Int(versionOffset[slot])
         while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x2F { index += 1 }  // " " or "/"
         var end = index
         while end < bytes.count, end - index < 24 {
