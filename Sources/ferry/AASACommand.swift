@@ -35,13 +35,7 @@ struct AASACommand: ParsableCommand {
         var json = false
 
         func run() throws {
-            let parsed: AASAReader.Result
-            do {
-                parsed = try AASAReader.parse(try readFile(file))
-            } catch let error as AASAReadError {
-                printError("error: \(file): \(error.message)")
-                throw ExitCodes.badInput
-            }
+            let parsed = try readAASA(file)
             let matcher = AASAMatcher(parsed.file)
             let results = app.map { [($0, matcher.match(url, appID: $0))] } ?? matcher.matchAll(url)
             var output = Output()
@@ -78,13 +72,7 @@ struct AASACommand: ParsableCommand {
         var file: String
 
         func run() throws {
-            let parsed: AASAReader.Result
-            do {
-                parsed = try AASAReader.parse(try readFile(file))
-            } catch let error as AASAReadError {
-                printError("error: \(file): \(error.message)")
-                throw ExitCodes.badInput
-            }
+            let parsed = try readAASA(file)
             var output = Output()
             for diagnostic in parsed.diagnostics { output.line(diagnostic.description) }
             let errors = parsed.errors.count
@@ -93,5 +81,15 @@ struct AASACommand: ParsableCommand {
             output.flush()
             if errors > 0 { throw ExitCodes.negative }
         }
+    }
+}
+
+/// Reads and parses an AASA file, or fails with the reason and exit status 2.
+func readAASA(_ file: String) throws -> AASAReader.Result {
+    do {
+        return try AASAReader.parse(try readFile(file))
+    } catch let error as AASAReadError {
+        printError("error: \(file): \(error.message)")
+        throw ExitCodes.badInput
     }
 }

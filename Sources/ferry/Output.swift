@@ -1,4 +1,5 @@
 import Foundation
+import FerryKit
 
 /// Buffered standard output: one write per 64 KB instead of one per line, so printing
 /// 100,000 results costs little next to computing them.
@@ -29,23 +30,7 @@ func printError(_ text: String) {
 
 /// A JSON string literal.
 func jsonString(_ text: String) -> String {
-    var out = "\""
-    for scalar in text.unicodeScalars {
-        switch scalar {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\r": out += "\\r"
-        case "\t": out += "\\t"
-        default:
-            if scalar.value < 0x20 {
-                out += String(format: "\\u%04x", scalar.value)
-            } else {
-                out.unicodeScalars.append(scalar)
-            }
-        }
-    }
-    return out + "\""
+    Escaping.javaScriptString(text)
 }
 
 /// Reads a file named on the command line, or fails with a message a person can act on.

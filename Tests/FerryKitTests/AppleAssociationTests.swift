@@ -199,6 +199,12 @@ import Testing
         #expect(read.errors.contains { $0.message.contains("Apple reads at most") })
     }
 
+    @Test func aByteOrderMarkIsReadWithAWarning() throws {
+        let read = try AASAReader.parse(Data([0xEF, 0xBB, 0xBF]) + Data(Self.components(#"{"/":"/a"}"#).utf8))
+        #expect(read.warnings.contains { $0.message.contains("byte order mark") })
+        #expect(AASAMatcher(read.file).match("/a", appID: Self.appID).outcome == .match)
+    }
+
     @Test func notJSONIsRefusedWithTheReason() {
         #expect(throws: AASAReadError.self) { try AASAReader.parse(Data("{\"applinks\": [".utf8)) }
         #expect(throws: AASAReadError.self) { try AASAReader.parse(Data("[]".utf8)) }

@@ -14,12 +14,11 @@ public enum AASAGenerator {
 
     public static func file(for app: App) -> AppleAppSiteAssociation {
         guard let ios = app.ios else { return AppleAppSiteAssociation(applinks: .init(details: [])) }
-        let components = components(forRoutes: app.routes)
-        var file = AppleAppSiteAssociation(
-            applinks: .init(details: [.init(appIDs: [ios.appID], components: components)]))
-        if ios.webCredentials { file.webcredentials = .init(apps: [ios.appID]) }
-        if let clip = ios.appClipID { file.appclips = .init(apps: [clip]) }
-        return file
+        var association = AppleAppSiteAssociation(
+            applinks: .init(details: [.init(appIDs: [ios.appID], components: components(forRoutes: app.routes))]))
+        if ios.webCredentials { association.webcredentials = .init(apps: [ios.appID]) }
+        if let clip = ios.appClipID { association.appclips = .init(apps: [clip]) }
+        return association
     }
 
     /// The components for a route table, in the order that gives each its meaning.

@@ -24,14 +24,18 @@ public enum AASAReader {
     /// diagnostic next to the parts that could be read.
     public static func parse(_ data: Data) throws(AASAReadError) -> Result {
         let value: JSONValue
+        let hasByteOrderMark = data.starts(with: [0xEF, 0xBB, 0xBF])
         do {
-            value = try JSONValue.parse(data)
+            value = try JSONValue.parse(hasByteOrderMark ? data.dropFirst(3) : data)
         } catch {
             throw AASAReadError(message: "the file is not valid JSON (\(Self.explain(error)))")
         }
         var result = read(value)
         if let fatal = result.diagnostics.first(where: \.isFatal) {
             throw AASAReadError(message: fatal.message)
+        }
+        if hasByteOrderMark {
+            result.diagnostics.insert(Diagnostic(.warning, "", "the file starts with a UTF-8 byte order mark; serve plain JSON without it"), at: 0)
         }
         if data.count > maximumSize {
             result.diagnostics.insert(Diagnostic(.error, "", "the file is \(data.count) bytes; Apple reads at most \(maximumSize) (128 KB)"), at: 0)

@@ -78,17 +78,8 @@ public enum Destination: String, Sendable, Hashable, Codable, CaseIterable {
     /// The link's own replacement once it expired or was disabled.
     case expiredFallback = "expired-fallback"
 
-    var kind: DecisionKind {
-        switch self {
-        case .web: .web
-        case .desktop: .desktop
-        case .appStore: .appStore
-        case .playStore: .playStore
-        case .androidStore: .androidStore
-        case .androidIntent: .androidIntent
-        case .expiredFallback: .expiredFallback
-        }
-    }
+    /// Every destination is also a decision kind of the same name.
+    var kind: DecisionKind { DecisionKind(rawValue: rawValue)! }
 }
 
 /// A decision's label for metrics and visit records.

@@ -34,7 +34,7 @@ public enum Escaping {
 
     /// A JavaScript string literal (with its double quotes) that is also safe inside an
     /// inline `<script>` element: `<`, `>`, `&`, U+2028 and U+2029 are written as escapes,
-    /// so `</script>` can never close the element.
+    /// so `</script>` can never close the element. Every escape it writes is valid JSON too.
     public static func javaScriptString(_ text: String) -> String {
         var out = "\""
         for scalar in text.unicodeScalars {

@@ -304,7 +304,6 @@ private struct Found {
             // iOS WebKit without `Safari/` is an app's WKWebView.
             if visitor.isApple, has(.mobile) { return .webView }
         }
-        if visitor.platform == .android, has(.safari), has(.safariVersion) { return .other }
         return .other
     }
 
