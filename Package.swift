@@ -11,26 +11,52 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
+        .package(url: "https://github.com/vapor/sqlite-nio", from: "1.13.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
     ],
     targets: [
         // Pure logic, Foundation only: visitors, links, routes, decisions, association files.
         .target(name: "FerryKit"),
         // The storage protocol and its implementations.
-        .target(name: "FerryStore", dependencies: ["FerryKit"]),
+        .target(
+            name: "FerryStore",
+            dependencies: [
+                "FerryKit",
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The server: link handling on top of FerryKit and FerryStore.
-        .target(name: "FerryServer", dependencies: ["FerryKit", "FerryStore"]),
+        .target(
+            name: "FerryServer",
+            dependencies: [
+                "FerryKit",
+                "FerryStore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The client SDK that apps embed: Foundation (and FerryKit, itself Foundation only).
         .target(name: "Ferry", dependencies: ["FerryKit"]),
         .executableTarget(
             name: "ferry",
             dependencies: [
                 "FerryKit",
+                "FerryStore",
+                "FerryServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(name: "FerryKitTests", dependencies: ["FerryKit"]),
         .testTarget(name: "FerryStoreTests", dependencies: ["FerryStore"]),
-        .testTarget(name: "FerryServerTests", dependencies: ["FerryServer"]),
+        .testTarget(
+            name: "FerryServerTests",
+            dependencies: ["FerryServer", .product(name: "HummingbirdTesting", package: "hummingbird")]
+        ),
         .testTarget(name: "FerryTests", dependencies: ["Ferry"]),
         .testTarget(name: "FerryCLITests", dependencies: ["ferry"]),
     ],

@@ -1,20 +1,96 @@
+import Foundation
 import FerryKit
 
-/// Where Ferry keeps apps, domains and links. The server reads through it only on a cache
-/// miss; every implementation (SQLite, PostgreSQL, memory) passes the same contract tests.
+/// Where Ferry keeps apps, domains, links, API keys and visits. The server reads through it
+/// only on a cache miss; every implementation (SQLite, PostgreSQL, memory) passes the same
+/// contract tests (`Tests/FerryStoreTests/StoreContractTests.swift`).
 public protocol LinkStore: Sendable {
     func app(id: String) async throws(StoreError) -> App?
-    /// The domain whose host *or alternate host* is `host`.
-    func domain(host: String) async throws(StoreError) -> Domain?
-    func link(domain: String, code: String) async throws(StoreError) -> Link?
-
+    func apps() async throws(StoreError) -> [App]
     /// Creates or replaces an app.
     func save(_ app: App) async throws(StoreError)
+
+    /// The domain whose host *or alternate host* is `host`.
+    func domain(host: String) async throws(StoreError) -> Domain?
+    func domains(appID: String?) async throws(StoreError) -> [Domain]
     /// Creates or replaces a domain; fails with `.conflict` when another domain already
-    /// answers for one of its hosts.
+    /// answers for one of its hosts, `.notFound` without its app.
     func save(_ domain: Domain) async throws(StoreError)
-    /// Creates a link; fails with `.conflict` when its code is taken on its domain.
-    func insert(_ link: Link) async throws(StoreError)
+
+    func link(domain: String, code: String) async throws(StoreError) -> Link?
+    func links(_ query: LinkQuery) async throws(StoreError) -> [Link]
+    /// Creates links, all or none; fails with `.conflict` when a code is taken.
+    func insert(_ links: [Link]) async throws(StoreError)
+    /// Replaces a stored link; `.notFound` when there is none with its domain and code.
+    func update(_ link: Link) async throws(StoreError)
+
+    /// Stores a new API key by the hash of its secret.
+    func insert(_ key: APIKeyRecord) async throws(StoreError)
+    func apiKey(hash: String) async throws(StoreError) -> APIKeyRecord?
+    func apiKeys() async throws(StoreError) -> [APIKeyRecord]
+    /// Marks a key revoked; `.notFound` for an unknown id.
+    func revokeAPIKey(id: String, at date: Date) async throws(StoreError)
+
+    /// Appends visits, all or none.
+    func record(_ visits: [Visit]) async throws(StoreError)
+    func visitCount() async throws(StoreError) -> Int
+
+    /// Releases the database; call it before the store goes away.
+    func close() async
+}
+
+extension LinkStore {
+    public func insert(_ link: Link) async throws(StoreError) {
+        try await insert([link])
+    }
+}
+
+/// Which links to list, newest first.
+public struct LinkQuery: Sendable, Hashable {
+    public var domain: String?
+    public var campaign: String?
+    /// Matches the code, the path or the preview title, case-insensitively.
+    public var text: String?
+    public var limit: Int
+    public var offset: Int
+
+    public init(domain: String? = nil, campaign: String? = nil, text: String? = nil, limit: Int = 50, offset: Int = 0) {
+        self.domain = domain
+        self.campaign = campaign
+        self.text = text
+        self.limit = limit
+        self.offset = offset
+    }
+
+    func matches(_ link: Link) -> Bool {
+        if let domain, link.domain != domain.lowercased() { return false }
+        if let campaign, link.tags.effectiveCampaign != campaign { return false }
+        if let text = text?.lowercased(), !text.isEmpty {
+            let haystack = [link.code ?? "", link.path, link.preview.title ?? ""].joined(separator: "\n").lowercased()
+            if !haystack.contains(text) { return false }
+        }
+        return true
+    }
+}
+
+/// An API key as stored: never the secret, only its hash.
+public struct APIKeyRecord: Sendable, Hashable, Codable {
+    public var id: String
+    public var name: String
+    /// SHA-256 of the secret, hex.
+    public var hash: String
+    public var createdAt: Date
+    public var revokedAt: Date?
+
+    public init(id: String, name: String, hash: String, createdAt: Date, revokedAt: Date? = nil) {
+        self.id = id
+        self.name = name
+        self.hash = hash
+        self.createdAt = createdAt
+        self.revokedAt = revokedAt
+    }
+
+    public var isActive: Bool { revokedAt == nil }
 }
 
 /// Why a store refused an operation.
@@ -37,7 +113,7 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     public static func notFound(_ message: String) -> StoreError { StoreError(.notFound, message) }
     /// The value breaks a rule of the model (see `ValidationError`).
     public static func invalid(_ message: String) -> StoreError { StoreError(.invalid, message) }
-    /// The database could not be reached.
+    /// The database could not be reached or failed.
     public static func unavailable(_ message: String) -> StoreError { StoreError(.unavailable, message) }
 
     public var isConflict: Bool { code == .conflict }

@@ -1,48 +1,103 @@
+import Foundation
 import FerryKit
 
 /// A store that keeps everything in memory: for tests, and for trying Ferry without a database.
 public actor MemoryStore: LinkStore {
-    private var apps: [String: App] = [:]
-    private var domains: [String: Domain] = [:]
-    private var links: [String: Link] = [:]
+    private var appsByID: [String: App] = [:]
+    private var domainsByHost: [String: Domain] = [:]
+    private var linksByKey: [String: (link: Link, created: Int)] = [:]
+    private var keys: [String: APIKeyRecord] = [:]
+    private var visits: [Visit] = []
+    private var sequence = 0
 
     public init() {}
 
-    public func app(id: String) -> App? { apps[id] }
+    public func app(id: String) -> App? { appsByID[id] }
 
-    public func domain(host: String) -> Domain? {
-        let host = host.lowercased()
-        return domains[host] ?? domains.values.first { $0.alternateHost == host }
-    }
-
-    public func link(domain: String, code: String) -> Link? {
-        links[Self.key(domain, code)]
-    }
+    public func apps() -> [App] { appsByID.values.sorted { $0.id < $1.id } }
 
     public func save(_ app: App) throws(StoreError) {
         do { try app.validate() } catch { throw .invalid(error.description) }
-        apps[app.id] = app
+        appsByID[app.id] = app
+    }
+
+    public func domain(host: String) -> Domain? {
+        let host = host.lowercased()
+        return domainsByHost[host] ?? domainsByHost.values.first { $0.alternateHost == host }
+    }
+
+    public func domains(appID: String?) -> [Domain] {
+        domainsByHost.values.filter { appID == nil || $0.appID == appID }.sorted { $0.host < $1.host }
     }
 
     public func save(_ domain: Domain) throws(StoreError) {
         do { try domain.validate() } catch { throw .invalid(error.description) }
-        guard apps[domain.appID] != nil else { throw .notFound("no app '\(domain.appID)'") }
+        guard appsByID[domain.appID] != nil else { throw .notFound("no app '\(domain.appID)'") }
         for host in [domain.host, domain.alternateHost].compactMap({ $0 }) {
             if let owner = self.domain(host: host), owner.host != domain.host {
                 throw .conflict("\(host) already belongs to the domain \(owner.host)")
             }
         }
-        domains[domain.host] = domain
+        domainsByHost[domain.host] = domain
     }
 
-    public func insert(_ link: Link) throws(StoreError) {
-        guard let code = link.code else { throw .invalid("code: a stored link needs a code") }
-        guard let domain = domains[link.domain] else { throw .notFound("no domain '\(link.domain)'") }
-        do { try link.validate(for: apps[domain.appID]) } catch { throw .invalid(error.description) }
-        let key = Self.key(link.domain, code)
-        guard links[key] == nil else { throw .conflict("the code '\(code)' is already taken on \(link.domain)") }
-        links[key] = link
+    public func link(domain: String, code: String) -> Link? {
+        linksByKey[Self.key(domain, code)]?.link
     }
+
+    public func links(_ query: LinkQuery) -> [Link] {
+        let matching = linksByKey.values.filter { query.matches($0.link) }.sorted { $0.created > $1.created }.map(\.link)
+        return Array(matching.dropFirst(query.offset).prefix(query.limit))
+    }
+
+    public func insert(_ links: [Link]) throws(StoreError) {
+        var seen = Set<String>()
+        for link in links {
+            try check(link)
+            let key = Self.key(link.domain, link.code!)
+            guard linksByKey[key] == nil, seen.insert(key).inserted else {
+                throw .conflict("the code '\(link.code!)' is already taken on \(link.domain)")
+            }
+        }
+        for link in links {
+            sequence += 1
+            linksByKey[Self.key(link.domain, link.code!)] = (link, sequence)
+        }
+    }
+
+    public func update(_ link: Link) throws(StoreError) {
+        try check(link)
+        let key = Self.key(link.domain, link.code!)
+        guard let existing = linksByKey[key] else { throw .notFound("no link '\(link.code!)' on \(link.domain)") }
+        linksByKey[key] = (link, existing.created)
+    }
+
+    private func check(_ link: Link) throws(StoreError) {
+        guard link.code != nil else { throw .invalid("code: a stored link needs a code") }
+        guard let domain = domainsByHost[link.domain] else { throw .notFound("no domain '\(link.domain)'") }
+        do { try link.validate(for: appsByID[domain.appID]) } catch { throw .invalid(error.description) }
+    }
+
+    public func insert(_ key: APIKeyRecord) throws(StoreError) {
+        guard keys[key.id] == nil, !keys.values.contains(where: { $0.hash == key.hash }) else { throw .conflict("the key exists") }
+        keys[key.id] = key
+    }
+
+    public func apiKey(hash: String) -> APIKeyRecord? { keys.values.first { $0.hash == hash } }
+
+    public func apiKeys() -> [APIKeyRecord] { keys.values.sorted { $0.createdAt < $1.createdAt } }
+
+    public func revokeAPIKey(id: String, at date: Date) throws(StoreError) {
+        guard var key = keys[id] else { throw .notFound("no API key '\(id)'") }
+        if key.revokedAt == nil { key.revokedAt = date }
+        keys[id] = key
+    }
+
+    public func record(_ visits: [Visit]) { self.visits += visits }
+
+    public func visitCount() -> Int { visits.count }
+
+    public func close() {}
 
     private static func key(_ domain: String, _ code: String) -> String { "\(domain.lowercased())/\(code)" }
 }

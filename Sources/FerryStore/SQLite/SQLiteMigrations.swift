@@ -1,0 +1,71 @@
+/// SQLite schema, as numbered migrations applied in order, each once, each in a transaction.
+/// Never edit a migration that has shipped; add the next number.
+enum SQLiteMigrations {
+    static let all: [(version: Int, statements: [String])] = [
+        (1, [
+            """
+            CREATE TABLE apps (
+                id TEXT PRIMARY KEY CHECK (length(id) BETWEEN 1 AND 64),
+                document TEXT NOT NULL CHECK (json_valid(document)),
+                created_at REAL NOT NULL,
+                updated_at REAL NOT NULL
+            ) STRICT
+            """,
+            """
+            CREATE TABLE domains (
+                host TEXT PRIMARY KEY CHECK (host = lower(host)),
+                app_id TEXT NOT NULL REFERENCES apps(id) ON DELETE CASCADE,
+                alternate_host TEXT UNIQUE CHECK (alternate_host IS NULL OR (alternate_host = lower(alternate_host) AND alternate_host <> host)),
+                created_at REAL NOT NULL
+            ) STRICT
+            """,
+            "CREATE INDEX domains_app ON domains(app_id)",
+            """
+            CREATE TABLE links (
+                domain TEXT NOT NULL REFERENCES domains(host) ON DELETE CASCADE,
+                code TEXT NOT NULL CHECK (length(code) BETWEEN 1 AND 64),
+                document TEXT NOT NULL CHECK (json_valid(document)),
+                campaign TEXT,
+                created_at REAL NOT NULL,
+                updated_at REAL NOT NULL,
+                PRIMARY KEY (domain, code)
+            ) STRICT
+            """,
+            "CREATE INDEX links_campaign ON links(campaign)",
+            """
+            CREATE TABLE api_keys (
+                id TEXT PRIMARY KEY,
+                name TEXT NOT NULL,
+                hash TEXT NOT NULL UNIQUE,
+                created_at REAL NOT NULL,
+                revoked_at REAL
+            ) STRICT
+            """,
+            """
+            CREATE TABLE visits (
+                id INTEGER PRIMARY KEY,
+                at REAL NOT NULL,
+                domain TEXT NOT NULL,
+                code TEXT,
+                path TEXT NOT NULL,
+                platform TEXT NOT NULL,
+                os_version TEXT,
+                device TEXT NOT NULL,
+                browser TEXT NOT NULL,
+                in_app TEXT,
+                bot TEXT NOT NULL,
+                decision TEXT NOT NULL,
+                referrer_host TEXT,
+                ref TEXT,
+                campaign TEXT,
+                channel TEXT,
+                utm_source TEXT,
+                utm_medium TEXT,
+                utm_campaign TEXT,
+                ip_hash TEXT NOT NULL
+            ) STRICT
+            """,
+            "CREATE INDEX visits_link ON visits(domain, code, at)",
+        ]),
+    ]
+}

@@ -1,0 +1,354 @@
+import Foundation
+import FerryKit
+import Logging
+import SQLiteNIO
+
+/// The embedded default: everything in one SQLite file (WAL mode, foreign keys on), one
+/// connection whose operations run one at a time.
+///
+/// ```swift
+/// let store = try await SQLiteStore.open(path: "ferry-data/ferry.sqlite")
+/// try await store.save(app)
+/// ```
+public final class SQLiteStore: LinkStore {
+    private let connection: SQLiteConnection
+    private let lock = AsyncLock()
+
+    private init(connection: SQLiteConnection) {
+        self.connection = connection
+    }
+
+    /// Opens (creating the file and its folder when needed) and migrates the database.
+    /// `":memory:"` gives a private in-memory database.
+    public static func open(path: String, logger: Logger = Logger(label: "ferry.sqlite")) async throws(StoreError) -> SQLiteStore {
+        do {
+            if path != ":memory:" {
+                let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            }
+            let connection = try await SQLiteConnection.open(storage: path == ":memory:" ? .memory : .file(path: path), logger: logger)
+            let store = SQLiteStore(connection: connection)
+            try await store.prepare()
+            return store
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw .unavailable("cannot open the SQLite database at \(path): \(error)")
+        }
+    }
+
+    public func close() async {
+        try? await connection.close()
+    }
+
+    private func prepare() async throws {
+        _ = try await connection.query("PRAGMA journal_mode = WAL")
+        _ = try await connection.query("PRAGMA foreign_keys = ON")
+        _ = try await connection.query("PRAGMA busy_timeout = 5000")
+        _ = try await connection.query("PRAGMA synchronous = NORMAL")
+        _ = try await connection.query("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at REAL NOT NULL) STRICT")
+        let applied = Set(try await connection.query("SELECT version FROM schema_migrations").compactMap { $0.column("version")?.integer })
+        for migration in SQLiteMigrations.all where !applied.contains(migration.version) {
+            try await transaction {
+                for statement in migration.statements { _ = try await self.connection.query(statement) }
+                _ = try await self.connection.query("INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)",
+                                                    [.integer(migration.version), .float(Date().timeIntervalSince1970)])
+            }
+        }
+    }
+
+    /// Runs `body` under the lock, mapping SQLite's errors to the store's.
+    private func run<T: Sendable>(_ body: @Sendable () async throws -> T) async throws(StoreError) -> T {
+        do {
+            return try await lock.withLock(body)
+        } catch let error as StoreError {
+            throw error
+        } catch let error as SQLiteError {
+            if Self.isUniquenessViolation(error) { throw .conflict("conflict: \(error.message)") }
+            throw .unavailable("SQLite: \(error)")
+        } catch {
+            throw .unavailable("SQLite: \(error)")
+        }
+    }
+
+    static func isUniquenessViolation(_ error: SQLiteError) -> Bool {
+        switch error.reason {
+        case .constraintPrimaryKeyFailed, .constraintUniqueFailed, .constraintUniqueRowIDFailed: true
+        default: false
+        }
+    }
+
+    /// `BEGIN IMMEDIATE … COMMIT`, rolled back when `body` throws. Call with the lock held.
+    private func transaction(_ body: () async throws -> Void) async throws {
+        _ = try await connection.query("BEGIN IMMEDIATE")
+        do {
+            try await body()
+            _ = try await connection.query("COMMIT")
+        } catch {
+            _ = try? await connection.query("ROLLBACK")
+            throw error
+        }
+    }
+
+    // MARK: Apps
+
+    public func app(id: String) async throws(StoreError) -> App? {
+        try await run {
+            try await self.connection.query("SELECT document FROM apps WHERE id = ?", [.text(id)]).first.map { try Documents.decode(App.self, $0) }
+        }
+    }
+
+    public func apps() async throws(StoreError) -> [App] {
+        try await run {
+            try await self.connection.query("SELECT document FROM apps ORDER BY id").map { try Documents.decode(App.self, $0) }
+        }
+    }
+
+    public func save(_ app: App) async throws(StoreError) {
+        do { try app.validate() } catch { throw .invalid(error.description) }
+        let document = try Documents.encode(app)
+        try await run {
+            let now = Date().timeIntervalSince1970
+            _ = try await self.connection.query("""
+                INSERT INTO apps (id, document, created_at, updated_at) VALUES (?, ?, ?, ?)
+                ON CONFLICT (id) DO UPDATE SET document = excluded.document, updated_at = excluded.updated_at
+                """, [.text(app.id), .text(document), .float(now), .float(now)])
+        }
+    }
+
+    // MARK: Domains
+
+    public func domain(host: String) async throws(StoreError) -> Domain? {
+        try await run {
+            try await self.connection.query("SELECT host, app_id, alternate_host FROM domains WHERE host = ?1 OR alternate_host = ?1",
+                                            [.text(host.lowercased())]).first.map(Self.domain(from:))
+        }
+    }
+
+    public func domains(appID: String?) async throws(StoreError) -> [Domain] {
+        try await run {
+            try await self.connection.query("SELECT host, app_id, alternate_host FROM domains WHERE ?1 IS NULL OR app_id = ?1 ORDER BY host",
+                                            [appID.map { .text($0) } ?? .null]).map(Self.domain(from:))
+        }
+    }
+
+    public func save(_ domain: Domain) async throws(StoreError) {
+        do { try domain.validate() } catch { throw .invalid(error.description) }
+        try await run {
+            try await self.transaction {
+                guard try await !self.connection.query("SELECT 1 FROM apps WHERE id = ?", [.text(domain.appID)]).isEmpty else {
+                    throw StoreError.notFound("no app '\(domain.appID)'")
+                }
+                let hosts: [SQLiteData] = [.text(domain.host), domain.alternateHost.map { .text($0) } ?? .null]
+                let owners = try await self.connection.query("""
+                    SELECT host FROM domains
+                    WHERE host <> ?1 AND (host IN (?1, ?2) OR alternate_host IN (?1, ?2))
+                    """, hosts)
+                if let owner = owners.first?.column("host")?.string {
+                    throw StoreError.conflict("\(domain.alternateHost ?? domain.host) already belongs to the domain \(owner)")
+                }
+                _ = try await self.connection.query("""
+                    INSERT INTO domains (host, app_id, alternate_host, created_at) VALUES (?1, ?3, ?2, ?4)
+                    ON CONFLICT (host) DO UPDATE SET app_id = excluded.app_id, alternate_host = excluded.alternate_host
+                    """, hosts + [.text(domain.appID), .float(Date().timeIntervalSince1970)])
+            }
+        }
+    }
+
+    private static func domain(from row: SQLiteRow) -> Domain {
+        Domain(host: row.column("host")?.string ?? "", appID: row.column("app_id")?.string ?? "",
+               alternateHost: row.column("alternate_host")?.string)
+    }
+
+    // MARK: Links
+
+    public func link(domain: String, code: String) async throws(StoreError) -> Link? {
+        try await run {
+            try await self.connection.query("SELECT document FROM links WHERE domain = ? AND code = ?",
+                                            [.text(domain.lowercased()), .text(code)]).first.map { try Documents.decode(Link.self, $0) }
+        }
+    }
+
+    public func links(_ query: LinkQuery) async throws(StoreError) -> [Link] {
+        let binds: [SQLiteData] = [
+            query.domain.map { .text($0.lowercased()) } ?? .null,
+            query.campaign.map { .text($0) } ?? .null,
+            query.text.flatMap { $0.isEmpty ? nil : .text($0.lowercased()) } ?? .null,
+            .integer(max(0, min(query.limit, 1000))), .integer(max(0, query.offset)),
+        ]
+        return try await run {
+            try await self.connection.query("""
+                SELECT document FROM links
+                WHERE (?1 IS NULL OR domain = ?1)
+                  AND (?2 IS NULL OR campaign = ?2)
+                  AND (?3 IS NULL OR instr(lower(code || char(10) || json_extract(document, '$.path') || char(10)
+                                                  || coalesce(json_extract(document, '$.preview.title'), '')), ?3) > 0)
+                ORDER BY created_at DESC, rowid DESC
+                LIMIT ?4 OFFSET ?5
+                """, binds).map { try Documents.decode(Link.self, $0) }
+        }
+    }
+
+    public func insert(_ links: [Link]) async throws(StoreError) {
+        let documents = try await prepared(links)
+        try await run {
+            try await self.transaction {
+                let now = Date().timeIntervalSince1970
+                for (link, document) in zip(links, documents) {
+                    do {
+                        _ = try await self.connection.query("""
+                            INSERT INTO links (domain, code, document, campaign, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+                            """, [.text(link.domain), .text(link.code!), .text(document),
+                                  link.tags.effectiveCampaign.map { .text($0) } ?? .null, .float(now), .float(now)])
+                    } catch let error as SQLiteError where Self.isUniquenessViolation(error) {
+                        throw StoreError.conflict("the code '\(link.code!)' is already taken on \(link.domain)")
+                    }
+                }
+            }
+        }
+    }
+
+    public func update(_ link: Link) async throws(StoreError) {
+        let document = try await prepared([link])[0]
+        try await run {
+            let changed = try await self.connection.query("""
+                UPDATE links SET document = ?, campaign = ?, updated_at = ? WHERE domain = ? AND code = ? RETURNING code
+                """, [.text(document), link.tags.effectiveCampaign.map { .text($0) } ?? .null,
+                      .float(Date().timeIntervalSince1970), .text(link.domain), .text(link.code!)])
+            if changed.isEmpty { throw StoreError.notFound("no link '\(link.code!)' on \(link.domain)") }
+        }
+    }
+
+    /// Validates links against their domain's app and encodes them.
+    private func prepared(_ links: [Link]) async throws(StoreError) -> [String] {
+        var apps: [String: App?] = [:]
+        var documents: [String] = []
+        for link in links {
+            guard link.code != nil else { throw .invalid("code: a stored link needs a code") }
+            if apps[link.domain] == nil {
+                guard let domain = try await domain(host: link.domain), domain.host == link.domain else {
+                    throw .notFound("no domain '\(link.domain)'")
+                }
+                apps[link.domain] = try await app(id: domain.appID)
+            }
+            do { try link.validate(for: apps[link.domain] ?? nil) } catch { throw .invalid(error.description) }
+            documents.append(try Documents.encode(link))
+        }
+        return documents
+    }
+
+    // MARK: API keys
+
+    public func insert(_ key: APIKeyRecord) async throws(StoreError) {
+        try await run {
+            _ = try await self.connection.query("INSERT INTO api_keys (id, name, hash, created_at, revoked_at) VALUES (?, ?, ?, ?, ?)",
+                                                [.text(key.id), .text(key.name), .text(key.hash), .float(key.createdAt.timeIntervalSince1970),
+                                                 key.revokedAt.map { .float($0.timeIntervalSince1970) } ?? .null])
+        }
+    }
+
+    public func apiKey(hash: String) async throws(StoreError) -> APIKeyRecord? {
+        try await run {
+            try await self.connection.query("SELECT * FROM api_keys WHERE hash = ?", [.text(hash)]).first.map(Self.key(from:))
+        }
+    }
+
+    public func apiKeys() async throws(StoreError) -> [APIKeyRecord] {
+        try await run {
+            try await self.connection.query("SELECT * FROM api_keys ORDER BY created_at, id").map(Self.key(from:))
+        }
+    }
+
+    public func revokeAPIKey(id: String, at date: Date) async throws(StoreError) {
+        try await run {
+            let rows = try await self.connection.query("UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ? RETURNING id",
+                                                       [.float(date.timeIntervalSince1970), .text(id)])
+            if rows.isEmpty { throw StoreError.notFound("no API key '\(id)'") }
+        }
+    }
+
+    private static func key(from row: SQLiteRow) -> APIKeyRecord {
+        APIKeyRecord(id: row.column("id")?.string ?? "", name: row.column("name")?.string ?? "", hash: row.column("hash")?.string ?? "",
+                     createdAt: Date(timeIntervalSince1970: row.column("created_at")?.double ?? 0),
+                     revokedAt: row.column("revoked_at")?.double.map(Date.init(timeIntervalSince1970:)))
+    }
+
+    // MARK: Visits
+
+    static let visitColumns = ["at", "domain", "code", "path", "platform", "os_version", "device", "browser", "in_app", "bot",
+                               "decision", "referrer_host", "ref", "campaign", "channel", "utm_source", "utm_medium", "utm_campaign", "ip_hash"]
+    /// `INSERT … VALUES (?, …), (?, …)` for batches of this many rows; the text is fixed, values are bound.
+    static let visitBatch = 200
+    static let insertVisits: [Int: String] = {
+        let row = "(" + Array(repeating: "?", count: visitColumns.count).joined(separator: ", ") + ")"
+        var statements: [Int: String] = [:]
+        for count in 1...visitBatch {
+            statements[count] = "INSERT INTO visits (\(visitColumns.joined(separator: ", "))) VALUES "
+                + Array(repeating: row, count: count).joined(separator: ", ")
+        }
+        return statements
+    }()
+
+    public func record(_ visits: [Visit]) async throws(StoreError) {
+        guard !visits.isEmpty else { return }
+        try await run {
+            try await self.transaction {
+                var start = 0
+                while start < visits.count {
+                    let chunk = visits[start..<min(visits.count, start + Self.visitBatch)]
+                    _ = try await self.connection.query(Self.insertVisits[chunk.count]!, chunk.flatMap(Self.binds(for:)))
+                    start += chunk.count
+                }
+            }
+        }
+    }
+
+    private static func binds(for visit: Visit) -> [SQLiteData] {
+        func text(_ value: String?) -> SQLiteData { value.map { .text($0) } ?? .null }
+        return [.float(visit.at.timeIntervalSince1970), .text(visit.domain), text(visit.code), .text(visit.path),
+                .text(visit.platform.rawValue), text(visit.osVersion?.description), .text(visit.deviceClass.rawValue),
+                .text(visit.browser.rawValue), text(visit.inAppHost?.rawValue), .text(visit.bot.rawValue),
+                .text(visit.decision.rawValue), text(visit.referrerHost), text(visit.tags.ref), text(visit.tags.effectiveCampaign),
+                text(visit.tags.channel), text(visit.tags.utmSource), text(visit.tags.utmMedium), text(visit.tags.utmCampaign),
+                .text(visit.ipHash)]
+    }
+
+    public func visitCount() async throws(StoreError) -> Int {
+        try await run {
+            Int(try await self.connection.query("SELECT count(*) AS n FROM visits").first?.column("n")?.integer ?? 0)
+        }
+    }
+}
+
+/// Apps and links are stored as JSON documents (with indexed columns beside them for queries).
+enum Documents {
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .secondsSince1970
+        return encoder
+    }()
+
+    static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970
+        return decoder
+    }()
+
+    static func encode(_ value: some Encodable) throws(StoreError) -> String {
+        do {
+            return String(decoding: try encoder.encode(value), as: UTF8.self)
+        } catch {
+            throw .invalid("cannot encode: \(error)")
+        }
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, _ row: SQLiteRow) throws -> T {
+        guard let text = row.column("document")?.string else { throw StoreError.unavailable("a stored document is missing") }
+        do {
+            return try decoder.decode(type, from: Data(text.utf8))
+        } catch {
+            throw StoreError.unavailable("a stored \(type) cannot be read: \(error)")
+        }
+    }
+}
