@@ -1,0 +1,118 @@
+import FerryKit
+import FerryStore
+import Foundation
+import Hummingbird
+import Logging
+
+/// How a Ferry server runs.
+public struct ServerSettings: Sendable {
+    public var host: String
+    public var port: Int
+    /// The installation's secret: keys the IP hashes.
+    public var secret: String
+    /// Proxies whose `X-Forwarded-For` / `Forwarded` headers are believed.
+    public var trustedProxies: [String]
+
+    public init(host: String = "127.0.0.1", port: Int = 8080, secret: String, trustedProxies: [String] = []) {
+        self.host = host
+        self.port = port
+        self.secret = secret
+        self.trustedProxies = trustedProxies
+    }
+}
+
+/// The long-lived parts of a server: its cache, its visit recorder, its counters.
+public struct FerryServices<Store: LinkStore>: Sendable {
+    public let store: Store
+    public let catalog: Catalog<Store>
+    public let recorder: VisitRecorder<Store>
+    public let metrics: ServerMetrics
+    public let settings: ServerSettings
+    public let logger: Logger
+
+    public init(store: Store, settings: ServerSettings, logger: Logger = Logger(label: "ferry"),
+                recorder: VisitRecorder<Store>? = nil) {
+        self.store = store
+        self.settings = settings
+        self.logger = logger
+        catalog = Catalog(store: store)
+        self.recorder = recorder ?? VisitRecorder(store: store, logger: logger)
+        metrics = ServerMetrics()
+    }
+}
+
+/// What answers every request: the public side for link domains, and for everything else the
+/// router (health, metrics, the API).
+public struct FerryResponderBuilder<Store: LinkStore>: HTTPResponderBuilder {
+    let services: FerryServices<Store>
+
+    public init(_ services: FerryServices<Store>) {
+        self.services = services
+    }
+
+    public func buildResponder() -> FerryResponder<Store> {
+        let router = Router(context: FerryRequestContext.self)
+        router.addRoutes(HealthController(services: services).endpoints)
+        return FerryResponder(
+            publicSide: PublicSide(
+                catalog: services.catalog, recorder: services.recorder,
+                clientAddress: ClientAddress(trustedProxies: services.settings.trustedProxies),
+                hasher: IPHasher(secret: services.settings.secret), metrics: services.metrics),
+            router: router.buildResponder())
+    }
+}
+
+/// Hummingbird's router matches paths only; links are found by host first, so the public side
+/// wraps the router rather than sitting in it as a middleware (which runs only on matched routes).
+public struct FerryResponder<Store: LinkStore>: HTTPResponder {
+    public typealias Context = FerryRequestContext
+    let publicSide: PublicSide<Store>
+    let router: RouterResponder<FerryRequestContext>
+
+    public func respond(to request: Request, context: Context) async throws -> Response {
+        try await publicSide.handle(request, context: context) { request, context in
+            try await router.respond(to: request, context: context)
+        }
+    }
+}
+
+/// The responder tests and `ferry serve` use.
+public func buildRouter<Store: LinkStore>(_ services: FerryServices<Store>) -> FerryResponderBuilder<Store> {
+    FerryResponderBuilder(services)
+}
+
+/// The application `ferry serve` runs and tests start; SIGTERM stops it gracefully: no new
+/// connections, in-flight requests finished, every queued visit written.
+public func buildApplication<Store: LinkStore>(_ services: FerryServices<Store>) -> some ApplicationProtocol {
+    Application(
+        router: buildRouter(services),
+        configuration: .init(address: .hostname(services.settings.host, port: services.settings.port), serverName: "Ferry"),
+        services: [services.recorder],
+        logger: services.logger)
+}
+
+/// `/healthz` (the process answers), `/readyz` (the store answers), `/metrics`.
+struct HealthController<Store: LinkStore> {
+    let services: FerryServices<Store>
+
+    var endpoints: RouteCollection<FerryRequestContext> {
+        let routes = RouteCollection(context: FerryRequestContext.self)
+        routes.get("healthz") { _, _ in Responses.text(.ok, "ok\n") }
+        routes.get("readyz") { _, _ in
+            do {
+                _ = try await services.store.domains(appID: "-")
+                return Responses.text(.ok, "ready\n")
+            } catch {
+                return Responses.text(.serviceUnavailable, "not ready: \(error)\n")
+            }
+        }
+        routes.get("metrics") { _, _ in
+            let counts = services.recorder.counts
+            var response = Responses.text(.ok, services.metrics.exposition(
+                visits: (counts.queued, counts.written, counts.dropped, counts.pending)))
+            response.headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
+            return response
+        }
+        return routes
+    }
+}

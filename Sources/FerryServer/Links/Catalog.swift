@@ -1,0 +1,106 @@
+import Crypto
+import FerryKit
+import FerryStore
+import Foundation
+import NIOConcurrencyHelpers
+
+/// The in-memory view of the store that answers clicks: domains by host, apps with their
+/// generated association files, and compiled links. After the first request for a link, a
+/// click does no database read. Writes through the API call the `invalidate` methods, so a
+/// change takes effect on the next request.
+public final class Catalog<Store: LinkStore>: Sendable {
+    /// An app with everything generated from it once.
+    public struct AppEntry: Sendable {
+        public let app: App
+        public let appleAssociation: Data
+        public let assetLinks: Data
+        /// Strong ETag of each file.
+        public let appleAssociationETag: String
+        public let assetLinksETag: String
+        public let generatedAt: Date
+    }
+
+    private struct Cached<Value: Sendable>: Sendable {
+        var value: Value?
+        var expires: Date
+    }
+
+    private struct State: Sendable {
+        var domains: [String: Cached<Domain>] = [:]
+        var apps: [String: AppEntry] = [:]
+        var links: [String: Cached<CompiledLink>] = [:]
+    }
+
+    public let store: Store
+    private let state = NIOLockedValueBox(State())
+    /// How long "no such domain" or "no such code" is remembered, so a flood of unknown codes
+    /// does not become a flood of queries.
+    private let negativeLifetime: TimeInterval
+    /// Entries are re-checked against the store after this long (several nodes share a store).
+    private let lifetime: TimeInterval
+    private let maximumLinks: Int
+
+    public init(store: Store, lifetime: TimeInterval = 300, negativeLifetime: TimeInterval = 5, maximumLinks: Int = 200_000) {
+        self.store = store
+        self.lifetime = lifetime
+        self.negativeLifetime = negativeLifetime
+        self.maximumLinks = maximumLinks
+    }
+
+    public func domain(host: String, now: Date = Date()) async throws(StoreError) -> Domain? {
+        let host = host.lowercased()
+        if let cached = state.withLockedValue({ $0.domains[host] }), cached.expires > now { return cached.value }
+        let domain = try await store.domain(host: host)
+        state.withLockedValue { $0.domains[host] = Cached(value: domain, expires: now + (domain == nil ? negativeLifetime : lifetime)) }
+        return domain
+    }
+
+    public func app(id: String, now: Date = Date()) async throws(StoreError) -> AppEntry? {
+        if let entry = state.withLockedValue({ $0.apps[id] }), entry.generatedAt + lifetime > now { return entry }
+        guard let app = try await store.app(id: id) else { return nil }
+        let entry = Self.entry(for: app, at: now)
+        state.withLockedValue { $0.apps[id] = entry }
+        return entry
+    }
+
+    public func link(domain: String, code: String, app: App, now: Date = Date()) async throws(StoreError) -> CompiledLink? {
+        let key = domain + "/" + code
+        if let cached = state.withLockedValue({ $0.links[key] }), cached.expires > now, cached.value?.app == app || cached.value == nil {
+            return cached.value
+        }
+        let compiled = try await store.link(domain: domain, code: code).map { CompiledLink($0, app: app) }
+        state.withLockedValue { state in
+            if state.links.count >= maximumLinks { state.links.removeAll(keepingCapacity: true) }
+            state.links[key] = Cached(value: compiled, expires: now + (compiled == nil ? negativeLifetime : lifetime))
+        }
+        return compiled
+    }
+
+    public func invalidateLink(domain: String, code: String) {
+        _ = state.withLockedValue { $0.links.removeValue(forKey: domain.lowercased() + "/" + code) }
+    }
+
+    /// Forgets an app and everything compiled against it.
+    public func invalidateApp(id: String) {
+        state.withLockedValue { state in
+            state.apps.removeValue(forKey: id)
+            state.links = state.links.filter { $0.value.value?.app.id != id }
+        }
+    }
+
+    public func invalidateDomains() {
+        state.withLockedValue { $0.domains.removeAll() }
+    }
+
+    static func entry(for app: App, at date: Date) -> AppEntry {
+        let aasa = AASAGenerator.data(for: app)
+        let assetLinks = AssetLinksGenerator.data(for: app)
+        return AppEntry(app: app, appleAssociation: aasa, assetLinks: assetLinks,
+                        appleAssociationETag: etag(aasa), assetLinksETag: etag(assetLinks),
+                        generatedAt: date)
+    }
+
+    static func etag(_ data: Data) -> String {
+        "\"" + SHA256.hash(data: data).prefix(16).map { String(format: "%02x", $0) }.joined() + "\""
+    }
+}

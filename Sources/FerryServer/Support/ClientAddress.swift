@@ -1,0 +1,98 @@
+import Crypto
+import Foundation
+import HTTPTypes
+
+/// Where a request came from: the socket's peer, or — only when that peer is a trusted proxy —
+/// the client named in `Forwarded` / `X-Forwarded-For`.
+public struct ClientAddress: Sendable {
+    /// Proxies whose forwarding headers are believed: exact addresses or IPv4 CIDR ranges
+    /// (`10.0.0.0/8`, `127.0.0.1`).
+    public let trustedProxies: [String]
+
+    public init(trustedProxies: [String]) {
+        self.trustedProxies = trustedProxies
+    }
+
+    public func clientIP(peer: String?, headers: HTTPFields) -> String {
+        guard let peer else { return "unknown" }
+        guard isTrusted(peer) else { return peer }
+        // Walk the chain from the nearest hop back; the first address we don't trust is the client.
+        var chain: [String] = []
+        if let forwarded = headers[.forwarded] {
+            for element in forwarded.split(separator: ",") {
+                for pair in element.split(separator: ";") {
+                    let parts = pair.split(separator: "=", maxSplits: 1)
+                    if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces).lowercased() == "for" {
+                        chain.append(Self.cleaned(String(parts[1])))
+                    }
+                }
+            }
+        } else if let forwardedFor = headers[.xForwardedFor] {
+            chain = forwardedFor.split(separator: ",").map { Self.cleaned(String($0)) }
+        }
+        for address in chain.reversed() where !address.isEmpty {
+            if !isTrusted(address) { return address }
+        }
+        return chain.first ?? peer
+    }
+
+    /// `"[2001:db8::1]:443"` → `2001:db8::1`, `"203.0.113.9"` → itself.
+    static func cleaned(_ raw: String) -> String {
+        var text = raw.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+        if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
+            text = String(text[text.index(after: text.startIndex)..<close])
+        } else if text.filter({ $0 == ":" }).count == 1, let colon = text.firstIndex(of: ":") {
+            text = String(text[..<colon])
+        }
+        return text
+    }
+
+    func isTrusted(_ address: String) -> Bool {
+        trustedProxies.contains { rule in
+            if let slash = rule.firstIndex(of: "/"), let bits = Int(rule[rule.index(after: slash)...]),
+               let network = Self.ipv4(String(rule[..<slash])), let value = Self.ipv4(address), (0...32).contains(bits) {
+                let mask: UInt32 = bits == 0 ? 0 : ~UInt32(0) << (32 - UInt32(bits))
+                return network & mask == value & mask
+            }
+            return rule == address
+        }
+    }
+
+    static func ipv4(_ text: String) -> UInt32? {
+        let parts = text.split(separator: ".")
+        guard parts.count == 4 else { return nil }
+        var value: UInt32 = 0
+        for part in parts {
+            guard let byte = UInt8(part) else { return nil }
+            value = value << 8 | UInt32(byte)
+        }
+        return value
+    }
+}
+
+/// Keyed hashes of IP addresses: the same IP always gives the same hash under one
+/// installation's secret, and the hash says nothing about the IP without it.
+public struct IPHasher: Sendable {
+    /// The key's bytes; `SymmetricKey` itself is not `Sendable`.
+    private let keyBytes: Data
+
+    public init(secret: String) {
+        keyBytes = Data(SHA256.hash(data: Data(("ferry-ip:" + secret).utf8)))
+    }
+
+    public func hash(_ ip: String) -> String {
+        let code = HMAC<SHA256>.authenticationCode(for: Data(ip.utf8), using: SymmetricKey(data: keyBytes))
+        return Data(code).map { String(format: "%02x", $0) }.joined()
+    }
+}
+
+/// Unguessable tokens for deferred intents and API keys.
+public enum Tokens {
+    /// `bytes` random bytes as URL-safe base64 without padding.
+    public static func random(bytes: Int = 16) -> String {
+        var generator = SystemRandomNumberGenerator()
+        let data = Data((0..<bytes).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
+        return data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+}
