@@ -62,7 +62,7 @@ let package = Package(
             dependencies: ["FerryServer", .product(name: "HummingbirdTesting", package: "hummingbird")]
         ),
         .testTarget(name: "FerryTests", dependencies: ["Ferry"]),
-        .testTarget(name: "FerryCLITests", dependencies: ["ferry"]),
+        .testTarget(name: "FerryCLITests", dependencies: ["ferry", "FerryStore"]),
     ],
     swiftLanguageModes: [.v6]
 )

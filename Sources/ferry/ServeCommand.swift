@@ -1,0 +1,194 @@
+import ArgumentParser
+import FerryServer
+import FerryStore
+import Foundation
+import Hummingbird
+import Logging
+
+/// Settings shared by every command that opens the database.
+struct StoreOptions: ParsableArguments {
+    @Option(help: "SQLite database file. Environment: FERRY_DATABASE.")
+    var database: String?
+
+    var databasePath: String {
+        database ?? ProcessInfo.processInfo.environment["FERRY_DATABASE"] ?? "ferry-data/ferry.sqlite"
+    }
+
+    /// Opens the store, runs `body`, and closes the store however `body` ends.
+    func withStore<T>(_ body: (SQLiteStore) async throws -> T) async throws -> T {
+        let store = try await openStore()
+        do {
+            let result = try await body(store)
+            await store.close()
+            return result
+        } catch {
+            await store.close()
+            if let error = error as? StoreError {
+                printError("error: \(error.message)")
+                throw error.isNotFound || error.isConflict || error.isInvalid ? ExitCodes.negative : ExitCodes.badInput
+            }
+            throw error
+        }
+    }
+
+    func openStore() async throws -> SQLiteStore {
+        do {
+            return try await SQLiteStore.open(path: databasePath)
+        } catch {
+            printError("error: \(error.message)")
+            throw ExitCodes.badInput
+        }
+    }
+}
+
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the link server.",
+        discussion: """
+            Serves links, previews and the association files for every configured domain, and
+            keeps its data in one SQLite file (created and migrated on first start). Every
+            option also reads an environment variable, shown with it; a flag wins over the
+            variable.
+
+            On first start Ferry prints an admin API key once; it keeps only its hash.
+            SIGTERM or Ctrl-C stops it gracefully: no new connections, requests in flight
+            finished, every queued visit written.
+
+            Example:
+              ferry serve --demo
+              curl -si -A 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1' \\
+                  -H 'Host: go.demo.ferry.test' http://127.0.0.1:8080/hello
+            """)
+
+    @Option(help: "Address to listen on. Environment: FERRY_HOST.")
+    var host: String?
+
+    @Option(help: "Port to listen on. Environment: FERRY_PORT.")
+    var port: Int?
+
+    @OptionGroup var storeOptions: StoreOptions
+
+    @Option(help: "Secret that keys IP hashes (any long random string). Environment: FERRY_SECRET. Default: generated once and kept beside the database.")
+    var secret: String?
+
+    @Option(name: .customLong("trusted-proxy"), help: "A proxy whose X-Forwarded-For/Forwarded headers are believed: an address or IPv4 CIDR; repeatable. Environment: FERRY_TRUSTED_PROXIES (comma-separated).")
+    var trustedProxies: [String] = []
+
+    @Option(help: "trace, debug, info, notice, warning, error or critical. Environment: FERRY_LOG_LEVEL.")
+    var logLevel: String?
+
+    @Flag(help: "Seed a demo app, domain (go.demo.ferry.test) and links.")
+    var demo = false
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let level = logLevel ?? environment["FERRY_LOG_LEVEL"] ?? "info"
+        guard let logLevel = Logger.Level(rawValue: level) else {
+            printError("error: unknown log level '\(level)'")
+            throw ExitCodes.badInput
+        }
+        var logger = Logger(label: "ferry")
+        logger.logLevel = logLevel
+        let portText = port.map(String.init) ?? environment["FERRY_PORT"] ?? "8080"
+        guard let port = Int(portText), (0...65535).contains(port) else {
+            printError("error: '\(portText)' is not a port")
+            throw ExitCodes.badInput
+        }
+        let proxies = trustedProxies.isEmpty
+            ? (environment["FERRY_TRUSTED_PROXIES"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            : trustedProxies
+
+        let store = try await storeOptions.openStore()
+        let settings = ServerSettings(
+            host: host ?? environment["FERRY_HOST"] ?? "127.0.0.1", port: port,
+            secret: try secret ?? environment["FERRY_SECRET"] ?? Self.storedSecret(beside: storeOptions.databasePath),
+            trustedProxies: proxies)
+        if demo {
+            try await Demo.seed(store)
+            logger.info("demo seeded: try http://\(settings.host):\(settings.port)/hello with Host: \(Demo.host)")
+        }
+        if try await store.apiKeys().isEmpty {
+            let (_, secret) = try await APIKeys.create(name: "first admin key", in: store)
+            var output = Output()
+            output.line("""
+                Admin API key (shown once, stored only as a hash):
+                  \(secret)
+                Use it as 'Authorization: Bearer <key>'. Manage keys with 'ferry apikey'.
+                """)
+            output.flush()
+        }
+        let services = FerryServices(store: store, settings: settings, logger: logger)
+        let application = buildApplication(services)
+        do {
+            try await application.runService()
+        } catch {
+            await store.close()
+            throw error
+        }
+        let counts = services.recorder.counts
+        logger.info("stopped: \(counts.written) visits written, \(counts.dropped) dropped")
+        await store.close()
+    }
+
+    /// A secret generated on first start and kept (mode 600) beside the database.
+    static func storedSecret(beside database: String) throws -> String {
+        let url = URL(fileURLWithPath: database).deletingLastPathComponent().appendingPathComponent("secret")
+        if let data = FileManager.default.contents(atPath: url.path), let text = String(data: data, encoding: .utf8), text.count >= 32 {
+            return text.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let secret = Tokens.random(bytes: 32)
+        try Data(secret.utf8).write(to: url, options: .atomic)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: url.path)
+        return secret
+    }
+}
+
+struct APIKeyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "apikey",
+        abstract: "Manage admin API keys (stored only as hashes).",
+        discussion: """
+            Examples:
+              ferry apikey create --name ci
+              ferry apikey list
+              ferry apikey revoke key_AbCdEfGh
+            """,
+        subcommands: [Create.self, List.self, Revoke.self])
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create a key and print its secret once.")
+        @Option(help: "What the key is for.") var name: String
+        @OptionGroup var storeOptions: StoreOptions
+
+        func run() async throws {
+            let (record, secret) = try await storeOptions.withStore { try await APIKeys.create(name: name, in: $0) }
+            print("\(record.id)  \(secret)")
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List keys (never their secrets).")
+        @OptionGroup var storeOptions: StoreOptions
+
+        func run() async throws {
+            let keys = try await storeOptions.withStore { try await $0.apiKeys() }
+            let formatter = ISO8601DateFormatter()
+            for key in keys {
+                print("\(key.id)  \(key.isActive ? "active " : "revoked")  \(formatter.string(from: key.createdAt))  \(key.name)")
+            }
+            if keys.isEmpty { print("no API keys") }
+        }
+    }
+
+    struct Revoke: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Revoke a key by id.")
+        @Argument(help: "The key's id (key_…).") var id: String
+        @OptionGroup var storeOptions: StoreOptions
+
+        func run() async throws {
+            try await storeOptions.withStore { try await $0.revokeAPIKey(id: id, at: Date()) }
+            print("revoked \(id)")
+        }
+    }
+}
