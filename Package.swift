@@ -42,7 +42,10 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
+            ],
+            // Resources/openapi.yaml links to the repository's openapi.yaml: one document,
+            // compiled into the binary.
+            resources: [.embedInCode("Resources/openapi.yaml")]
         ),
         // The client SDK that apps embed: Foundation (and FerryKit, itself Foundation only).
         .target(name: "Ferry", dependencies: ["FerryKit"]),

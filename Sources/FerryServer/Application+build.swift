@@ -50,9 +50,16 @@ public struct FerryResponderBuilder<Store: LinkStore>: HTTPResponderBuilder {
         self.services = services
     }
 
-    public func buildResponder() -> FerryResponder<Store> {
+    /// The router behind the public side: health, metrics and the API.
+    public func makeRouter() -> Router<FerryRequestContext> {
         let router = Router(context: FerryRequestContext.self)
         router.addRoutes(HealthController(services: services).endpoints)
+        APIController(services: services).addRoutes(to: router)
+        return router
+    }
+
+    public func buildResponder() -> FerryResponder<Store> {
+        let router = makeRouter()
         return FerryResponder(
             publicSide: PublicSide(
                 catalog: services.catalog, recorder: services.recorder,

@@ -9,6 +9,8 @@ public protocol LinkStore: Sendable {
     func apps() async throws(StoreError) -> [App]
     /// Creates or replaces an app.
     func save(_ app: App) async throws(StoreError)
+    /// Deletes an app with its domains and their links; `.notFound` when there is none.
+    func deleteApp(id: String) async throws(StoreError)
 
     /// The domain whose host *or alternate host* is `host`.
     func domain(host: String) async throws(StoreError) -> Domain?
@@ -16,6 +18,8 @@ public protocol LinkStore: Sendable {
     /// Creates or replaces a domain; fails with `.conflict` when another domain already
     /// answers for one of its hosts, `.notFound` without its app.
     func save(_ domain: Domain) async throws(StoreError)
+    /// Deletes a domain (by its host) with its links; `.notFound` when there is none.
+    func deleteDomain(host: String) async throws(StoreError)
 
     func link(domain: String, code: String) async throws(StoreError) -> Link?
     func links(_ query: LinkQuery) async throws(StoreError) -> [Link]
@@ -23,6 +27,8 @@ public protocol LinkStore: Sendable {
     func insert(_ links: [Link]) async throws(StoreError)
     /// Replaces a stored link; `.notFound` when there is none with its domain and code.
     func update(_ link: Link) async throws(StoreError)
+    /// Deletes a link; `.notFound` when there is none.
+    func deleteLink(domain: String, code: String) async throws(StoreError)
 
     /// Stores a new API key by the hash of its secret.
     func insert(_ key: APIKeyRecord) async throws(StoreError)
@@ -49,14 +55,17 @@ extension LinkStore {
 public struct LinkQuery: Sendable, Hashable {
     public var domain: String?
     public var campaign: String?
+    /// Any tag (`ref`, `channel`, a `utm_*` value, the campaign) equal to this.
+    public var tag: String?
     /// Matches the code, the path or the preview title, case-insensitively.
     public var text: String?
     public var limit: Int
     public var offset: Int
 
-    public init(domain: String? = nil, campaign: String? = nil, text: String? = nil, limit: Int = 50, offset: Int = 0) {
+    public init(domain: String? = nil, campaign: String? = nil, tag: String? = nil, text: String? = nil, limit: Int = 50, offset: Int = 0) {
         self.domain = domain
         self.campaign = campaign
+        self.tag = tag
         self.text = text
         self.limit = limit
         self.offset = offset
@@ -65,6 +74,7 @@ public struct LinkQuery: Sendable, Hashable {
     func matches(_ link: Link) -> Bool {
         if let domain, link.domain != domain.lowercased() { return false }
         if let campaign, link.tags.effectiveCampaign != campaign { return false }
+        if let tag, !link.tags.queryItems.contains(where: { $0.value == tag }) { return false }
         if let text = text?.lowercased(), !text.isEmpty {
             let haystack = [link.code ?? "", link.path, link.preview.title ?? ""].joined(separator: "\n").lowercased()
             if !haystack.contains(text) { return false }

@@ -21,6 +21,20 @@ public actor MemoryStore: LinkStore {
         appsByID[app.id] = app
     }
 
+    public func deleteApp(id: String) throws(StoreError) {
+        guard appsByID.removeValue(forKey: id) != nil else { throw .notFound("no app '\(id)'") }
+        for domain in domainsByHost.values where domain.appID == id { try deleteDomain(host: domain.host) }
+    }
+
+    public func deleteDomain(host: String) throws(StoreError) {
+        guard domainsByHost.removeValue(forKey: host.lowercased()) != nil else { throw .notFound("no domain '\(host)'") }
+        linksByKey = linksByKey.filter { $0.value.link.domain != host.lowercased() }
+    }
+
+    public func deleteLink(domain: String, code: String) throws(StoreError) {
+        guard linksByKey.removeValue(forKey: Self.key(domain, code)) != nil else { throw .notFound("no link '\(code)' on \(domain)") }
+    }
+
     public func domain(host: String) -> Domain? {
         let host = host.lowercased()
         return domainsByHost[host] ?? domainsByHost.values.first { $0.alternateHost == host }

@@ -129,6 +129,22 @@ import FerryKit
     }
 
     @Test(arguments: Kind.allCases)
+    func deletesCascade(_ kind: Kind) async throws {
+        try await using(kind) { store in
+            try await store.deleteLink(domain: "go.acme.example", code: "abc")
+            #expect(try await store.link(domain: "go.acme.example", code: "abc") == nil)
+            await expectError(\.isNotFound) { try await store.deleteLink(domain: "go.acme.example", code: "abc") }
+            try await store.insert(Link(code: "again", domain: "go.acme.example", path: "/u/1"))
+            try await store.deleteApp(id: "acme")
+            #expect(try await store.app(id: "acme") == nil)
+            #expect(try await store.domain(host: "go.acme.example") == nil, "the app's domains go with it")
+            #expect(try await store.link(domain: "go.acme.example", code: "again") == nil, "and their links")
+            await expectError(\.isNotFound) { try await store.deleteApp(id: "acme") }
+            await expectError(\.isNotFound) { try await store.deleteDomain(host: "go.acme.example") }
+        }
+    }
+
+    @Test(arguments: Kind.allCases)
     func apiKeysAreKeptByHash(_ kind: Kind) async throws {
         try await using(kind, seeded: false) { store in
             let key = APIKeyRecord(id: "k1", name: "ci", hash: String(repeating: "a", count: 64), createdAt: Date(timeIntervalSince1970: 1000))

@@ -35,6 +35,18 @@ public struct App: Sendable, Hashable, Codable {
         self.routes = routes
     }
 
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            id: try container.decode(String.self, forKey: .id),
+            name: try container.decode(String.self, forKey: .name),
+            iconURL: try container.decodeIfPresent(URL.self, forKey: .iconURL),
+            ios: try container.decodeIfPresent(IOSApp.self, forKey: .ios),
+            android: try container.decodeIfPresent(AndroidApp.self, forKey: .android),
+            web: try container.decode(WebSettings.self, forKey: .web),
+            routes: try container.decodeIfPresent([Route].self, forKey: .routes) ?? [])
+    }
+
     /// The first route whose pattern matches `path`, with the values of its placeholders.
     public func route(matching path: String) -> (route: Route, parameters: [String: String])? {
         for route in routes {
@@ -103,6 +115,17 @@ public struct IOSApp: Sendable, Hashable, Codable {
         self.init(teamID: team, bundleID: bundle, appStoreID: appStoreID, customScheme: customScheme)
     }
 
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            teamID: try container.decode(String.self, forKey: .teamID),
+            bundleID: try container.decode(String.self, forKey: .bundleID),
+            appStoreID: try container.decodeIfPresent(String.self, forKey: .appStoreID),
+            customScheme: try container.decodeIfPresent(String.self, forKey: .customScheme),
+            appClipBundleID: try container.decodeIfPresent(String.self, forKey: .appClipBundleID),
+            webCredentials: try container.decodeIfPresent(Bool.self, forKey: .webCredentials) ?? false)
+    }
+
     /// `TEAMID.bundle`, the identifier the AASA file and entitlements use.
     public var appID: String { "\(teamID).\(bundleID)" }
 
@@ -165,6 +188,15 @@ public struct AndroidApp: Sendable, Hashable, Codable {
         self.sha256CertFingerprints = sha256CertFingerprints.map { AndroidApp.normalizedFingerprint($0) ?? $0 }
         self.customScheme = customScheme
         self.stores = stores
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            packageName: try container.decode(String.self, forKey: .packageName),
+            sha256CertFingerprints: try container.decode([String].self, forKey: .sha256CertFingerprints),
+            customScheme: try container.decodeIfPresent(String.self, forKey: .customScheme),
+            stores: try container.decodeIfPresent([AndroidStoreListing].self, forKey: .stores) ?? [AndroidStoreListing(.googlePlay)])
     }
 
     public func listing(for store: AndroidStore) -> AndroidStoreListing? {

@@ -16,6 +16,15 @@ public struct URLTemplate: Sendable, Hashable, Codable, CustomStringConvertible,
         description = value
     }
 
+    public init(from decoder: any Decoder) throws {
+        description = try decoder.singleValueContainer().decode(String.self)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+
     /// Placeholder names in order of appearance.
     public var placeholderNames: [String] {
         var names: [String] = []

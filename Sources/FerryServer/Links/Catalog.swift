@@ -88,6 +88,13 @@ public final class Catalog<Store: LinkStore>: Sendable {
         }
     }
 
+    /// Forgets every link of a domain (after the domain changed or went away).
+    public func invalidateLinks(domain: String) {
+        state.withLockedValue { state in
+            state.links = state.links.filter { !$0.key.hasPrefix(domain.lowercased() + "/") }
+        }
+    }
+
     public func invalidateDomains() {
         state.withLockedValue { $0.domains.removeAll() }
     }

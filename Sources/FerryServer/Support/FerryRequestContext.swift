@@ -1,3 +1,4 @@
+import FerryStore
 import Hummingbird
 import NIOCore
 
@@ -6,9 +7,12 @@ import NIOCore
 public struct FerryRequestContext: RequestContext, RemoteAddressRequestContext {
     public var coreContext: CoreRequestContextStorage
     public let remoteAddress: SocketAddress?
+    /// The API key the request authenticated with (set by the API's auth middleware).
+    public var apiKey: APIKeyRecord?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress
+        apiKey = nil
     }
 }

@@ -116,7 +116,22 @@ public final class SQLiteStore: LinkStore {
         }
     }
 
+    public func deleteApp(id: String) async throws(StoreError) {
+        try await deleteOne("DELETE FROM apps WHERE id = ? RETURNING id", [.text(id)], missing: "no app '\(id)'")
+    }
+
+    /// Runs a `DELETE … RETURNING` and fails with `.notFound` when it deleted nothing.
+    private func deleteOne(_ sql: String, _ binds: [SQLiteData], missing: String) async throws(StoreError) {
+        try await run {
+            if try await self.connection.query(sql, binds).isEmpty { throw StoreError.notFound(missing) }
+        }
+    }
+
     // MARK: Domains
+
+    public func deleteDomain(host: String) async throws(StoreError) {
+        try await deleteOne("DELETE FROM domains WHERE host = ? RETURNING host", [.text(host.lowercased())], missing: "no domain '\(host)'")
+    }
 
     public func domain(host: String) async throws(StoreError) -> Domain? {
         try await run {
@@ -174,7 +189,8 @@ public final class SQLiteStore: LinkStore {
             query.domain.map { .text($0.lowercased()) } ?? .null,
             query.campaign.map { .text($0) } ?? .null,
             query.text.flatMap { $0.isEmpty ? nil : .text($0.lowercased()) } ?? .null,
-            .integer(max(0, min(query.limit, 1000))), .integer(max(0, query.offset)),
+            .integer(max(0, min(query.limit, 1001))), .integer(max(0, query.offset)),
+            query.tag.map { .text($0) } ?? .null,
         ]
         return try await run {
             try await self.connection.query("""
@@ -183,6 +199,7 @@ public final class SQLiteStore: LinkStore {
                   AND (?2 IS NULL OR campaign = ?2)
                   AND (?3 IS NULL OR instr(lower(code || char(10) || json_extract(document, '$.path') || char(10)
                                                   || coalesce(json_extract(document, '$.preview.title'), '')), ?3) > 0)
+                  AND (?6 IS NULL OR EXISTS (SELECT 1 FROM json_each(json_extract(document, '$.tags')) WHERE value = ?6))
                 ORDER BY created_at DESC, rowid DESC
                 LIMIT ?4 OFFSET ?5
                 """, binds).map { try Documents.decode(Link.self, $0) }
@@ -217,6 +234,11 @@ public final class SQLiteStore: LinkStore {
                       .float(Date().timeIntervalSince1970), .text(link.domain), .text(link.code!)])
             if changed.isEmpty { throw StoreError.notFound("no link '\(link.code!)' on \(link.domain)") }
         }
+    }
+
+    public func deleteLink(domain: String, code: String) async throws(StoreError) {
+        try await deleteOne("DELETE FROM links WHERE domain = ? AND code = ? RETURNING code", [.text(domain.lowercased()), .text(code)],
+                            missing: "no link '\(code)' on \(domain)")
     }
 
     /// Validates links against their domain's app and encodes them.
