@@ -10,11 +10,13 @@ struct Ferry: AsyncParsableCommand {
 
               ferry serve --demo
               ferry apikey create --name ci
+              ferry link create --domain go.acme.com --path /u/42 --title "Ada's profile"
 
               ferry ua 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) …'
               ferry aasa match --file apple-app-site-association --url https://go.example.com/u/42
               ferry aasa lint --file apple-app-site-association
               ferry assetlinks check --file assetlinks.json --package com.example.app --fingerprint 14:6D:…
             """,
-        subcommands: [ServeCommand.self, APIKeyCommand.self, UACommand.self, AASACommand.self, AssetLinksCommand.self])
+        subcommands: [ServeCommand.self, APIKeyCommand.self, AppCommand.self, DomainCommand.self, LinkCommand.self,
+                      UACommand.self, AASACommand.self, AssetLinksCommand.self])
 }

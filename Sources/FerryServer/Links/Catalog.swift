@@ -40,7 +40,7 @@ public final class Catalog<Store: LinkStore>: Sendable {
     private let lifetime: TimeInterval
     private let maximumLinks: Int
 
-    public init(store: Store, lifetime: TimeInterval = 300, negativeLifetime: TimeInterval = 5, maximumLinks: Int = 200_000) {
+    public init(store: Store, lifetime: TimeInterval = 60, negativeLifetime: TimeInterval = 5, maximumLinks: Int = 200_000) {
         self.store = store
         self.lifetime = lifetime
         self.negativeLifetime = negativeLifetime
