@@ -32,6 +32,8 @@ public enum PageRenderer {
         main{width:100%;max-width:420px;background:var(--card);border-radius:20px;padding:28px 24px;box-shadow:0 8px 30px rgba(0,0,0,.08);text-align:center}\
         .app{display:flex;align-items:center;justify-content:center;gap:12px;margin-bottom:20px;color:var(--muted);font-weight:600}\
         .app img{width:40px;height:40px;border-radius:10px}\
+        .badge{width:40px;height:40px;border-radius:10px;background:var(--accent);color:var(--accent-text);display:inline-flex;\
+        align-items:center;justify-content:center;font-size:20px}\
         .hero{width:100%;max-height:220px;object-fit:cover;border-radius:14px;margin:0 0 18px}\
         h1{font-size:22px;line-height:1.25;margin:0 0 8px;overflow-wrap:anywhere}p{margin:0 0 16px;color:var(--muted);overflow-wrap:anywhere}\
         .button{display:block;width:100%;padding:15px 18px;margin:10px 0 0;border-radius:14px;font-size:17px;font-weight:600;text-decoration:none;\
@@ -127,7 +129,12 @@ public enum PageRenderer {
 
     private static func header(_ page: LinkPage) -> String {
         var html = "<div class=\"app\">"
-        if let icon = page.iconURL { html += "<img src=\"\(e(icon.absoluteString))\" alt=\"\">" }
+        if let icon = page.iconURL {
+            html += "<img src=\"\(e(icon.absoluteString))\" alt=\"\">"
+        } else {
+            // No icon configured: the app's initial, so the page never waits on a missing image.
+            html += "<span class=\"badge\" aria-hidden=\"true\">\(e(page.appName.first.map { String($0).uppercased() } ?? "•"))</span>"
+        }
         html += "<span>\(e(page.appName))</span></div>\n"
         if let image = page.imageURL { html += "<img class=\"hero\" src=\"\(e(image.absoluteString))\" alt=\"\">\n" }
         return html

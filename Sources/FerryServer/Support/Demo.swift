@@ -8,7 +8,7 @@ public enum Demo {
     public static let alternateHost = "open.demo.ferry.test"
 
     public static let app = App(
-        id: "demo", name: "Ferry Demo", iconURL: URL(string: "https://ferry.example/icon.png"),
+        id: "demo", name: "Ferry Demo",
         ios: IOSApp(teamID: "ABCDE12345", bundleID: "com.example.ferrydemo", appStoreID: "1234567890", customScheme: "ferrydemo"),
         android: AndroidApp(packageName: "com.example.ferrydemo", sha256CertFingerprints: [String(repeating: "14:", count: 31) + "14"]),
         web: WebSettings(fallbackURL: URL(string: "https://ferry.example")!),
