@@ -7,11 +7,20 @@ import PackageDescription
 let package = Package(
     name: "FerryBenchmarks",
     platforms: [.macOS(.v14)],
-    dependencies: [.package(name: "Ferry", path: "..")],
+    dependencies: [
+        .package(name: "Ferry", path: ".."),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
+    ],
     targets: [
         .executableTarget(
             name: "ClassifyDecide",
             dependencies: [.product(name: "FerryKit", package: "Ferry")]
+        ),
+        // The baseline of the redirect benchmark: Hummingbird answering every request with a
+        // fixed 302, no lookup, no classification, no recording.
+        .executableTarget(
+            name: "BareRedirect",
+            dependencies: [.product(name: "Hummingbird", package: "hummingbird")]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -95,6 +95,13 @@ import Testing
         #expect(rules.clientIP(peer: "127.0.0.1", headers: [:]) == "127.0.0.1")
     }
 
+    @Test func tokensAreURLSafeAndUnguessable() {
+        let tokens = (0..<1000).map { _ in Tokens.random() }
+        #expect(Set(tokens).count == 1000)
+        #expect(tokens.allSatisfy { $0.count == 22 && $0.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" } })
+        #expect(Tokens.random(bytes: 32).count == 43)
+    }
+
     @Test func ipHashesAreKeyedAndStable() {
         let one = IPHasher(secret: "a"), two = IPHasher(secret: "b")
         #expect(one.hash("203.0.113.9") == one.hash("203.0.113.9"))

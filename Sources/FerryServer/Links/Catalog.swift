@@ -23,6 +23,8 @@ public final class Catalog<Store: LinkStore>: Sendable {
     private struct Cached<Value: Sendable>: Sendable {
         var value: Value?
         var expires: Date
+        /// For compiled links: when the app they were compiled against was generated.
+        var appGeneration: Date? = nil
     }
 
     private struct State: Sendable {
@@ -63,15 +65,18 @@ public final class Catalog<Store: LinkStore>: Sendable {
         return entry
     }
 
-    public func link(domain: String, code: String, app: App, now: Date = Date()) async throws(StoreError) -> CompiledLink? {
+    /// The compiled link, compiled against `app` (the entry the caller got from ``app(id:now:)``).
+    public func link(domain: String, code: String, app: AppEntry, now: Date = Date()) async throws(StoreError) -> CompiledLink? {
         let key = domain + "/" + code
-        if let cached = state.withLockedValue({ $0.links[key] }), cached.expires > now, cached.value?.app == app || cached.value == nil {
+        // A cached link counts only if it was compiled against this generation of its app.
+        if let cached = state.withLockedValue({ $0.links[key] }), cached.expires > now,
+           cached.value == nil || cached.appGeneration == app.generatedAt {
             return cached.value
         }
-        let compiled = try await store.link(domain: domain, code: code).map { CompiledLink($0, app: app) }
+        let compiled = try await store.link(domain: domain, code: code).map { CompiledLink($0, app: app.app) }
         state.withLockedValue { state in
             if state.links.count >= maximumLinks { state.links.removeAll(keepingCapacity: true) }
-            state.links[key] = Cached(value: compiled, expires: now + (compiled == nil ? negativeLifetime : lifetime))
+            state.links[key] = Cached(value: compiled, expires: now + (compiled == nil ? negativeLifetime : lifetime), appGeneration: app.generatedAt)
         }
         return compiled
     }
@@ -108,6 +113,6 @@ public final class Catalog<Store: LinkStore>: Sendable {
     }
 
     static func etag(_ data: Data) -> String {
-        "\"" + SHA256.hash(data: data).prefix(16).map { String(format: "%02x", $0) }.joined() + "\""
+        "\"" + Hex.encode(SHA256.hash(data: data).prefix(16)) + "\""
     }
 }

@@ -45,12 +45,12 @@ public struct PublicSide<Store: LinkStore>: RouterMiddleware {
         case "/.well-known/assetlinks.json":
             return wellKnown(entry.assetLinks, etag: entry.assetLinksETag, entry: entry, request: request)
         case AASAGenerator.webFallbackPath:
-            return try await webFallback(request, domain: domain, app: entry.app)
+            return try await webFallback(request, domain: domain, entry: entry)
         default:
             if path.hasPrefix(AASAGenerator.excludedPrefix) || path.hasPrefix("/.well-known/") {
                 return Responses.page(.notFound, PageRenderer.notFound(strings: .english), head: head)
             }
-            return try await link(request, context: context, host: host, domain: domain, app: entry.app)
+            return try await link(request, context: context, host: host, domain: domain, entry: entry)
         }
     }
 
@@ -67,7 +67,8 @@ public struct PublicSide<Store: LinkStore>: RouterMiddleware {
 
     /// `/_ferry/web?path=/u/42`: the web page of a route or link, for app versions too old for
     /// it. The AASA excludes this path, so iOS does not send the visitor back into the app.
-    private func webFallback(_ request: Request, domain: Domain, app: App) async throws -> Response {
+    private func webFallback(_ request: Request, domain: Domain, entry: Catalog<Store>.AppEntry) async throws -> Response {
+        let app = entry.app
         guard let target = request.uri.queryParameters.get("path"), target.hasPrefix("/"), !target.hasPrefix("//") else {
             return Responses.page(.notFound, PageRenderer.notFound(strings: .english), head: request.method == .head)
         }
@@ -75,13 +76,14 @@ public struct PublicSide<Store: LinkStore>: RouterMiddleware {
             return Responses.redirect(match.route.webURL(parameters: match.parameters, app: app, path: target).absoluteString)
         }
         let code = String(target.dropFirst())
-        if Link.problem(withCode: code) == nil, let compiled = try await catalog.link(domain: domain.host, code: code, app: app) {
+        if Link.problem(withCode: code) == nil, let compiled = try await catalog.link(domain: domain.host, code: code, app: entry) {
             return Responses.redirect(compiled.desktopURL)
         }
         return Responses.page(.notFound, PageRenderer.notFound(strings: .english), head: request.method == .head)
     }
 
-    private func link(_ request: Request, context: Context, host: String, domain: Domain, app: App) async throws -> Response {
+    private func link(_ request: Request, context: Context, host: String, domain: Domain, entry: Catalog<Store>.AppEntry) async throws -> Response {
+        let app = entry.app
         let path = request.uri.path
         let head = request.method == .head
         let query = request.uri.queryParameters.map { LinkRequest.QueryItem(String($0.key), String($0.value)) }
@@ -89,7 +91,7 @@ public struct PublicSide<Store: LinkStore>: RouterMiddleware {
         let compiled: CompiledLink?
         let segments = path.split(separator: "/", omittingEmptySubsequences: true)
         if segments.count == 1, Link.problem(withCode: String(segments[0])) == nil,
-           let stored = try await catalog.link(domain: domain.host, code: String(segments[0]), app: app) {
+           let stored = try await catalog.link(domain: domain.host, code: String(segments[0]), app: entry) {
             compiled = stored
         } else if app.route(matching: path) != nil {
             compiled = CompiledLink(Link.routeLink(domain: domain.host, path: path, query: query.map { ($0.name, $0.value) }), app: app)

@@ -5,7 +5,7 @@ import Foundation
 /// Admin API keys: `fy_` and 32 random bytes, shown once, stored only as their SHA-256.
 public enum APIKeys {
     public static func hash(_ secret: String) -> String {
-        SHA256.hash(data: Data(secret.utf8)).map { String(format: "%02x", $0) }.joined()
+        Hex.encode(SHA256.hash(data: Data(secret.utf8)))
     }
 
     /// Creates a key in the store and returns its secret, which is never stored.

@@ -73,26 +73,62 @@ public struct ClientAddress: Sendable {
 /// Keyed hashes of IP addresses: the same IP always gives the same hash under one
 /// installation's secret, and the hash says nothing about the IP without it.
 public struct IPHasher: Sendable {
-    /// The key's bytes; `SymmetricKey` itself is not `Sendable`.
-    private let keyBytes: Data
+    /// The key, made once. `SymmetricKey` is not `Sendable`; this box never changes it.
+    private final class Key: @unchecked Sendable {
+        let key: SymmetricKey
+        init(_ key: SymmetricKey) { self.key = key }
+    }
+
+    private let key: Key
 
     public init(secret: String) {
-        keyBytes = Data(SHA256.hash(data: Data(("ferry-ip:" + secret).utf8)))
+        key = Key(SymmetricKey(data: SHA256.hash(data: Data(("ferry-ip:" + secret).utf8))))
     }
 
     public func hash(_ ip: String) -> String {
-        let code = HMAC<SHA256>.authenticationCode(for: Data(ip.utf8), using: SymmetricKey(data: keyBytes))
-        return Data(code).map { String(format: "%02x", $0) }.joined()
+        Hex.encode(HMAC<SHA256>.authenticationCode(for: Data(ip.utf8), using: key.key))
     }
 }
 
 /// Unguessable tokens for deferred intents and API keys.
 public enum Tokens {
-    /// `bytes` random bytes as URL-safe base64 without padding.
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+    /// `bytes` random bytes as URL-safe base64 without padding (6 bits per character).
     public static func random(bytes: Int = 16) -> String {
         var generator = SystemRandomNumberGenerator()
-        let data = Data((0..<bytes).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
-        return data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        var out = [UInt8]()
+        out.reserveCapacity((bytes * 4 + 2) / 3)
+        var buffer: UInt64 = 0
+        var bits = 0
+        var word: UInt64 = 0
+        for index in 0..<bytes {
+            // One draw from the system generator per 8 bytes (each draw is a system call).
+            if index % 8 == 0 { word = generator.next() }
+            buffer = buffer << 8 | (word & 0xFF)
+            word >>= 8
+            bits += 8
+            while bits >= 6 {
+                bits -= 6
+                out.append(alphabet[Int((buffer >> UInt64(bits)) & 63)])
+            }
+        }
+        if bits > 0 { out.append(alphabet[Int((buffer << UInt64(6 - bits)) & 63)]) }
+        return String(decoding: out, as: UTF8.self)
+    }
+}
+
+/// Lowercase hex, without `String(format:)` (which is slow on Linux).
+enum Hex {
+    private static let digits = Array("0123456789abcdef".utf8)
+
+    static func encode(_ bytes: some Sequence<UInt8>) -> String {
+        var out = [UInt8]()
+        out.reserveCapacity(64)
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 }
