@@ -61,6 +61,7 @@ public struct FerryResponderBuilder<Store: LinkStore>: HTTPResponderBuilder {
     public func buildResponder() -> FerryResponder<Store> {
         let router = makeRouter()
         return FerryResponder(
+            metrics: services.metrics,
             publicSide: PublicSide(
                 catalog: services.catalog, recorder: services.recorder,
                 clientAddress: ClientAddress(trustedProxies: services.settings.trustedProxies),
@@ -73,12 +74,23 @@ public struct FerryResponderBuilder<Store: LinkStore>: HTTPResponderBuilder {
 /// wraps the router rather than sitting in it as a middleware (which runs only on matched routes).
 public struct FerryResponder<Store: LinkStore>: HTTPResponder {
     public typealias Context = FerryRequestContext
+    let metrics: ServerMetrics
     let publicSide: PublicSide<Store>
     let router: RouterResponder<FerryRequestContext>
 
     public func respond(to request: Request, context: Context) async throws -> Response {
-        try await publicSide.handle(request, context: context) { request, context in
-            try await router.respond(to: request, context: context)
+        do {
+            let response = try await publicSide.handle(request, context: context) { request, context in
+                try await router.respond(to: request, context: context)
+            }
+            metrics.answered(status: response.status.code)
+            return response
+        } catch let error as HTTPResponseError {
+            metrics.answered(status: error.status.code)
+            throw error
+        } catch {
+            metrics.answered(status: 500)
+            throw error
         }
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Configuration
 import FerryServer
 import FerryStore
 import Foundation
@@ -11,7 +12,9 @@ struct StoreOptions: ParsableArguments {
     var database: String?
 
     var databasePath: String {
-        database ?? ProcessInfo.processInfo.environment["FERRY_DATABASE"] ?? "ferry-data/ferry.sqlite"
+        let flags: [AbsoluteConfigKey: ConfigValue] = database.map { ["ferry.database": ConfigValue(.string($0), isSecret: false)] } ?? [:]
+        return ConfigReader(providers: [InMemoryProvider(name: "flags", values: flags), EnvironmentVariablesProvider()])
+            .string(forKey: "ferry.database", default: "ferry-data/ferry.sqlite")
     }
 
     /// Opens the store, runs `body`, and closes the store however `body` ends.
@@ -81,28 +84,49 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Seed a demo app, domain (go.demo.ferry.test) and links.")
     var demo = false
 
+    /// The settings: flags first, then `FERRY_*` environment variables (swift-configuration
+    /// maps `ferry.trustedProxies` to `FERRY_TRUSTED_PROXIES`), then defaults.
+    func configuration() -> ConfigReader {
+        var flags: [AbsoluteConfigKey: ConfigValue] = [:]
+        if let host { flags["ferry.host"] = ConfigValue(.string(host), isSecret: false) }
+        if let port { flags["ferry.port"] = ConfigValue(.int(port), isSecret: false) }
+        if let database = storeOptions.database { flags["ferry.database"] = ConfigValue(.string(database), isSecret: false) }
+        if let secret { flags["ferry.secret"] = ConfigValue(.string(secret), isSecret: true) }
+        if !trustedProxies.isEmpty { flags["ferry.trustedProxies"] = ConfigValue(.stringArray(trustedProxies), isSecret: false) }
+        if let logLevel { flags["ferry.logLevel"] = ConfigValue(.string(logLevel), isSecret: false) }
+        return ConfigReader(providers: [
+            InMemoryProvider(name: "flags", values: flags),
+            EnvironmentVariablesProvider(secretsSpecifier: .specific(["FERRY_SECRET"])),
+        ])
+    }
+
     func run() async throws {
-        let environment = ProcessInfo.processInfo.environment
-        let level = logLevel ?? environment["FERRY_LOG_LEVEL"] ?? "info"
+        let config = configuration()
+        let level = config.string(forKey: "ferry.logLevel", default: "info")
         guard let logLevel = Logger.Level(rawValue: level) else {
             printError("error: unknown log level '\(level)'")
             throw ExitCodes.badInput
         }
         var logger = Logger(label: "ferry")
         logger.logLevel = logLevel
-        let portText = port.map(String.init) ?? environment["FERRY_PORT"] ?? "8080"
-        guard let port = Int(portText), (0...65535).contains(port) else {
-            printError("error: '\(portText)' is not a port")
+        let port = config.int(forKey: "ferry.port", default: 8080)
+        guard (0...65535).contains(port) else {
+            printError("error: '\(port)' is not a port")
             throw ExitCodes.badInput
         }
-        let proxies = trustedProxies.isEmpty
-            ? (environment["FERRY_TRUSTED_PROXIES"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-            : trustedProxies
-
-        let store = try await storeOptions.openStore()
+        let proxies = config.stringArray(forKey: "ferry.trustedProxies", default: [])
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        let databasePath = storeOptions.databasePath
+        let store: SQLiteStore
+        do {
+            store = try await SQLiteStore.open(path: databasePath)
+        } catch {
+            printError("error: \(error.message)")
+            throw ExitCodes.badInput
+        }
         let settings = ServerSettings(
-            host: host ?? environment["FERRY_HOST"] ?? "127.0.0.1", port: port,
-            secret: try secret ?? environment["FERRY_SECRET"] ?? Self.storedSecret(beside: storeOptions.databasePath),
+            host: config.string(forKey: "ferry.host", default: "127.0.0.1"), port: port,
+            secret: try config.string(forKey: "ferry.secret", isSecret: true) ?? Self.storedSecret(beside: databasePath),
             trustedProxies: proxies)
         if demo {
             try await Demo.seed(store)

@@ -32,7 +32,9 @@ import FoundationNetworking
         let port = Int.random(in: 20_000...40_000)
         let process = Process()
         process.executableURL = FerryCommandTests.executable
-        process.arguments = ["serve", "--demo", "--port", String(port), "--database", database, "--log-level", "warning"]
+        // The port and log level come from the environment, the rest from flags: both paths of the settings.
+        process.arguments = ["serve", "--demo", "--database", database]
+        process.environment = ProcessInfo.processInfo.environment.merging(["FERRY_PORT": String(port), "FERRY_LOG_LEVEL": "warning"]) { $1 }
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output

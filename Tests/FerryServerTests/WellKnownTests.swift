@@ -82,6 +82,8 @@ import Testing
             let metrics = String(buffer: try await client.execute(uri: "/metrics", method: .get).body)
             #expect(metrics.contains(#"ferry_decisions_total{decision="desktop"} 1"#))
             #expect(metrics.contains("ferry_visits_queued_total 1"))
+            #expect(metrics.contains(#"ferry_http_requests_total{status="2xx"} 2"#), "healthz and readyz")
+            #expect(metrics.contains(#"ferry_http_requests_total{status="3xx"} 1"#))
         }
     }
 }

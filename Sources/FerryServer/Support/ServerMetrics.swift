@@ -4,8 +4,15 @@ import NIOConcurrencyHelpers
 /// Counters the server exposes at `/metrics` (Prometheus text format).
 public final class ServerMetrics: Sendable {
     private let decisions = NIOLockedValueBox([DecisionKind: Int]())
+    /// Responses by status class (index 1 = 1xx … 5 = 5xx).
+    private let responses = NIOLockedValueBox([Int](repeating: 0, count: 6))
 
     public init() {}
+
+    func answered(status: Int) {
+        let group = min(max(status / 100, 0), 5)
+        responses.withLockedValue { $0[group] += 1 }
+    }
 
     func decided(_ kind: DecisionKind) {
         decisions.withLockedValue { $0[kind, default: 0] += 1 }
@@ -15,7 +22,12 @@ public final class ServerMetrics: Sendable {
 
     /// The exposition text, with the visit recorder's counts.
     func exposition(visits: (queued: Int, written: Int, dropped: Int, pending: Int)) -> String {
-        var text = "# HELP ferry_decisions_total Link requests answered, by decision.\n# TYPE ferry_decisions_total counter\n"
+        var text = "# HELP ferry_http_requests_total HTTP requests answered, by status class.\n# TYPE ferry_http_requests_total counter\n"
+        let byClass = responses.withLockedValue { $0 }
+        for group in 1...5 {
+            text += "ferry_http_requests_total{status=\"\(group)xx\"} \(byClass[group])\n"
+        }
+        text += "# HELP ferry_decisions_total Link requests answered, by decision.\n# TYPE ferry_decisions_total counter\n"
         let counts = decisionCounts
         for kind in DecisionKind.allCases {
             text += "ferry_decisions_total{decision=\"\(kind.rawValue)\"} \(counts[kind] ?? 0)\n"
