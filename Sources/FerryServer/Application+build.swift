@@ -12,12 +12,16 @@ public struct ServerSettings: Sendable {
     public var secret: String
     /// Proxies whose `X-Forwarded-For` / `Forwarded` headers are believed.
     public var trustedProxies: [String]
+    /// Where people and scripts reach this server's API (behind its proxy), e.g.
+    /// `https://links.example.com`; `http://HOST:PORT` when not set.
+    public var publicURL: URL
 
-    public init(host: String = "127.0.0.1", port: Int = 8080, secret: String, trustedProxies: [String] = []) {
+    public init(host: String = "127.0.0.1", port: Int = 8080, secret: String, trustedProxies: [String] = [], publicURL: URL? = nil) {
         self.host = host
         self.port = port
         self.secret = secret
         self.trustedProxies = trustedProxies
+        self.publicURL = publicURL ?? URL(string: "http://\(host.contains(":") ? "[\(host)]" : host):\(port)")!
     }
 }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Configuration
+import FerryKit
 import FerryServer
 import FerryStore
 import Foundation
@@ -78,6 +79,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("trusted-proxy"), help: "A proxy whose X-Forwarded-For/Forwarded headers are believed: an address or IPv4 CIDR; repeatable. Environment: FERRY_TRUSTED_PROXIES (comma-separated).")
     var trustedProxies: [String] = []
 
+    @Option(help: "Where the API is reached from outside, e.g. https://links.example.com (shown in messages). Environment: FERRY_PUBLIC_URL. Default: http://HOST:PORT.")
+    var publicURL: String?
+
     @Option(help: "trace, debug, info, notice, warning, error or critical. Environment: FERRY_LOG_LEVEL.")
     var logLevel: String?
 
@@ -94,6 +98,7 @@ struct ServeCommand: AsyncParsableCommand {
         if let secret { flags["ferry.secret"] = ConfigValue(.string(secret), isSecret: true) }
         if !trustedProxies.isEmpty { flags["ferry.trustedProxies"] = ConfigValue(.stringArray(trustedProxies), isSecret: false) }
         if let logLevel { flags["ferry.logLevel"] = ConfigValue(.string(logLevel), isSecret: false) }
+        if let publicURL { flags["ferry.publicURL"] = ConfigValue(.string(publicURL), isSecret: false) }
         return ConfigReader(providers: [
             InMemoryProvider(name: "flags", values: flags),
             EnvironmentVariablesProvider(secretsSpecifier: .specific(["FERRY_SECRET"])),
@@ -124,10 +129,20 @@ struct ServeCommand: AsyncParsableCommand {
             printError("error: \(error.message)")
             throw ExitCodes.badInput
         }
+        var publicURL: URL?
+        if let text = config.string(forKey: "ferry.publicURL") {
+            do {
+                publicURL = try URLRules.webURL(text, field: "public-url")
+            } catch {
+                await store.close()
+                printError("error: --public-url: \(error.message)")
+                throw ExitCodes.badInput
+            }
+        }
         let settings = ServerSettings(
             host: config.string(forKey: "ferry.host", default: "127.0.0.1"), port: port,
             secret: try config.string(forKey: "ferry.secret", isSecret: true) ?? Self.storedSecret(beside: databasePath),
-            trustedProxies: proxies)
+            trustedProxies: proxies, publicURL: publicURL)
         if demo {
             try await Demo.seed(store)
             logger.info("demo seeded: try http://\(settings.host):\(settings.port)/hello with Host: \(Demo.host)")
@@ -138,7 +153,7 @@ struct ServeCommand: AsyncParsableCommand {
             output.line("""
                 Admin API key (shown once, stored only as a hash):
                   \(secret)
-                Use it as 'Authorization: Bearer <key>'. Manage keys with 'ferry apikey'.
+                Use it as 'Authorization: Bearer <key>' on \(settings.publicURL.absoluteString)/api/v1. Manage keys with 'ferry apikey'.
                 """)
             output.flush()
         }

@@ -57,6 +57,15 @@ import Testing
         #expect(!(try runner.ferry("link", "list", "--database", db).output.contains("/u/2")))
     }
 
+    @Test func serveRefusesBadSettingsWithAMessage() throws {
+        let badURL = try runner.ferry("serve", "--public-url", "javascript:alert(1)", "--database", database())
+        #expect(badURL.status == 2 && badURL.error.contains("public-url"))
+        let badLevel = try runner.ferry("serve", "--log-level", "loud", "--database", database())
+        #expect(badLevel.status == 2 && badLevel.error.contains("log level"))
+        let badPort = try runner.ferry("serve", "--port", "70000", "--database", database())
+        #expect(badPort.status == 2 && badPort.error.contains("port"))
+    }
+
     @Test func apiKeysAreListedWithoutSecretsAndRevoked() throws {
         let db = database()
         let created = try runner.ferry("apikey", "create", "--name", "ci", "--database", db)
