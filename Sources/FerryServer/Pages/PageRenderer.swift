@@ -57,18 +57,7 @@ public enum PageRenderer {
 
     /// The preview page a phone sees before going on (DESIGN.md §2).
     public static func previewPage(_ page: LinkPage, strings: PageStrings) -> String {
-        var body = header(page) + "<h1>\(e(page.title))</h1>\n"
-        if let description = page.description { body += "<p>\(e(description))</p>\n" }
-        if let open = page.openInAppURL {
-            body += "<a class=\"button primary\" id=\"open\" href=\"\(e(open))\">\(e(strings.openInApp))</a>\n"
-        }
-        if let store = page.storeURL {
-            let copy = page.clipboardURL.map { " data-copy=\"\(e($0))\"" } ?? ""
-            body += "<a class=\"button\" id=\"get\" href=\"\(e(store))\"\(copy)>\(e(strings.getTheApp))</a>\n"
-            if page.clipboardURL != nil { body += "<p class=\"note\">\(e(strings.copiedNote))</p>\n" }
-        }
-        body += "<a class=\"web\" id=\"web\" href=\"\(e(page.webURL))\">\(e(strings.continueOnWeb))</a>\n"
-        return document(page: page, strings: strings, body: body)
+        shell(language: strings.language, head: page.metadata.html, body: previewBody(page, strings: strings))
     }
 
     /// What link-preview crawlers get: the tags, and the same words as text.
@@ -76,7 +65,7 @@ public enum PageRenderer {
         var body = header(page) + "<h1>\(e(page.title))</h1>\n"
         if let description = page.description { body += "<p>\(e(description))</p>\n" }
         body += "<a class=\"web\" href=\"\(e(page.webURL))\">\(e(strings.continueOnWeb))</a>\n"
-        return document(page: page, strings: strings, body: body)
+        return shell(language: strings.language, head: page.metadata.html, body: body)
     }
 
     /// For WeChat and hosts like it: how to get to the system browser.
@@ -89,42 +78,51 @@ public enum PageRenderer {
         body += "</ol>\n<p class=\"note\">\(e(strings.copyLink))</p>\n"
         body += "<input id=\"link\" readonly value=\"\(e(page.linkURL))\" aria-label=\"\(e(page.linkURL))\">\n"
         body += "<button class=\"button\" id=\"copy\" type=\"button\">\(e(strings.copyLink.trimmingCharacters(in: CharacterSet(charactersIn: ":"))))</button>\n"
-        return document(page: page, strings: strings, body: body)
+        return shell(language: strings.language, head: page.metadata.html, body: body)
     }
 
     /// A Mac Safari user agent: the iPad answer, unless the page finds no touch screen.
     public static func iPadProbe(_ probe: IPadProbe, strings: PageStrings) -> String {
+        let desktop = " data-desktop=\"\(e(probe.desktopURL))\""
         switch probe.ipad {
         case .previewPage(let page):
-            return document(page: page, strings: strings, body: nil, attributes: " data-desktop=\"\(e(probe.desktopURL))\"",
-                            inner: previewInner(page, strings: strings))
+            return shell(language: strings.language, head: page.metadata.html, attributes: desktop, body: previewBody(page, strings: strings))
         case .redirect(let location, _):
             let body = "<h1>\(e(strings.choosingTitle))</h1>\n<a class=\"button primary\" href=\"\(e(location))\">iPad</a>\n"
                 + "<a class=\"button\" href=\"\(e(probe.desktopURL))\">Mac</a>\n"
-            return plain(title: strings.choosingTitle, body: body, attributes: " data-ipad=\"\(e(location))\" data-desktop=\"\(e(probe.desktopURL))\"",
-                         language: strings.language)
+            return shell(language: strings.language, title: strings.choosingTitle, attributes: " data-ipad=\"\(e(location))\"" + desktop, body: body)
         default:
-            return plain(title: strings.choosingTitle, body: "<a class=\"button\" href=\"\(e(probe.desktopURL))\">\(e(strings.continueOnWeb))</a>",
-                         attributes: " data-desktop=\"\(e(probe.desktopURL))\"", language: strings.language)
+            return shell(language: strings.language, title: strings.choosingTitle, attributes: desktop,
+                         body: "<a class=\"button\" href=\"\(e(probe.desktopURL))\">\(e(strings.continueOnWeb))</a>\n")
         }
     }
 
     public static func notFound(strings: PageStrings) -> String {
-        plain(title: strings.notFoundTitle, body: "<h1>\(e(strings.notFoundTitle))</h1>\n<p>\(e(strings.notFoundText))</p>\n", language: strings.language)
+        shell(language: strings.language, title: strings.notFoundTitle,
+              body: "<h1>\(e(strings.notFoundTitle))</h1>\n<p>\(e(strings.notFoundText))</p>\n")
     }
 
     public static func gone(_ page: LinkPage?, strings: PageStrings) -> String {
         var body = "<h1>\(e(strings.goneTitle))</h1>\n<p>\(e(strings.goneText))</p>\n"
         if let page { body = header(page) + body + "<a class=\"web\" href=\"\(e(page.webURL))\">\(e(page.appName))</a>\n" }
-        return plain(title: strings.goneTitle, body: body, language: strings.language)
+        return shell(language: strings.language, title: strings.goneTitle, body: body)
     }
 
     // MARK: Parts
 
-    private static func previewInner(_ page: LinkPage, strings: PageStrings) -> String {
-        let html = previewPage(page, strings: strings)
-        guard let start = html.range(of: "<main>"), let end = html.range(of: "</main>") else { return "" }
-        return String(html[start.upperBound..<end.lowerBound])
+    private static func previewBody(_ page: LinkPage, strings: PageStrings) -> String {
+        var body = header(page) + "<h1>\(e(page.title))</h1>\n"
+        if let description = page.description { body += "<p>\(e(description))</p>\n" }
+        if let open = page.openInAppURL {
+            body += "<a class=\"button primary\" id=\"open\" href=\"\(e(open))\">\(e(strings.openInApp))</a>\n"
+        }
+        if let store = page.storeURL {
+            let copy = page.clipboardURL.map { " data-copy=\"\(e($0))\"" } ?? ""
+            body += "<a class=\"button\" id=\"get\" href=\"\(e(store))\"\(copy)>\(e(strings.getTheApp))</a>\n"
+            if page.clipboardURL != nil { body += "<p class=\"note\">\(e(strings.copiedNote))</p>\n" }
+        }
+        body += "<a class=\"web\" id=\"web\" href=\"\(e(page.webURL))\">\(e(strings.continueOnWeb))</a>\n"
+        return body
     }
 
     private static func header(_ page: LinkPage) -> String {
@@ -140,45 +138,27 @@ public enum PageRenderer {
         return html
     }
 
-    private static func document(page: LinkPage, strings: PageStrings, body: String?, attributes: String = "", inner: String? = nil) -> String {
-        """
-        <!doctype html>
-        <html lang="\(e(strings.language))">
-        <head>
-        <meta charset="utf-8">
-        <meta name="viewport" content="width=device-width,initial-scale=1,viewport-fit=cover">
-        <meta name="referrer" content="no-referrer">
-        \(page.metadata.html)<style>\(style)</style>
-        </head>
-        <body\(attributes)>
-        <main>
-        \(inner ?? body ?? "")</main>
-        <script>\(script)</script>
-        </body>
-        </html>
+    /// Every page's frame. Link pages put their metadata (which carries the title) in the head;
+    /// other pages get a plain title and stay out of search indexes.
+    private static func shell(language: String, head: String? = nil, title: String? = nil, attributes: String = "", body: String) -> String {
+        let headTags = head ?? "<meta name=\"robots\" content=\"noindex\">\n<title>\(e(title ?? ""))</title>\n"
+        return """
+            <!doctype html>
+            <html lang="\(e(language))">
+            <head>
+            <meta charset="utf-8">
+            <meta name="viewport" content="width=device-width,initial-scale=1,viewport-fit=cover">
+            <meta name="referrer" content="no-referrer">
+            \(headTags)<style>\(style)</style>
+            </head>
+            <body\(attributes)>
+            <main>
+            \(body)</main>
+            <script>\(script)</script>
+            </body>
+            </html>
 
-        """
-    }
-
-    private static func plain(title: String, body: String, attributes: String = "", language: String) -> String {
-        """
-        <!doctype html>
-        <html lang="\(e(language))">
-        <head>
-        <meta charset="utf-8">
-        <meta name="viewport" content="width=device-width,initial-scale=1">
-        <meta name="robots" content="noindex">
-        <title>\(e(title))</title>
-        <style>\(style)</style>
-        </head>
-        <body\(attributes)>
-        <main>
-        \(body)</main>
-        <script>\(script)</script>
-        </body>
-        </html>
-
-        """
+            """
     }
 
     private static func e(_ text: String) -> String { Escaping.html(text) }
