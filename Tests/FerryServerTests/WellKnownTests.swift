@@ -97,6 +97,12 @@ import Testing
         #expect(rules.clientIP(peer: "127.0.0.1", headers: [:]) == "127.0.0.1")
     }
 
+    @Test func hostsLoseTheirPort() {
+        #expect(PublicSide<MemoryStore>.hostWithoutPort("Go.Acme.example:443") == "go.acme.example")
+        #expect(PublicSide<MemoryStore>.hostWithoutPort("go.acme.example") == "go.acme.example")
+        #expect(PublicSide<MemoryStore>.hostWithoutPort("[2001:db8::1]") == "[2001:db8::1]")
+    }
+
     @Test func tokensAreURLSafeAndUnguessable() {
         let tokens = (0..<1000).map { _ in Tokens.random() }
         #expect(Set(tokens).count == 1000)

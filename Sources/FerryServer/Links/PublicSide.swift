@@ -22,7 +22,7 @@ public struct PublicSide<Store: LinkStore>: RouterMiddleware {
         let path = request.uri.path
         if routerPrefixes.contains(where: { path.hasPrefix($0) }) { return try await next(request, context) }
         // HTTP/1 servers turn `Host` into the authority; a request built by hand may carry the header.
-        let host = LinkResolver<Store>.hostWithoutPort(request.headers[.hostHeader] ?? request.head.authority ?? "")
+        let host = Self.hostWithoutPort(request.headers[.hostHeader] ?? request.head.authority ?? "")
         let head = request.method == .head
         let domain: Domain?
         let entry: Catalog<Store>.AppEntry?
@@ -113,10 +113,19 @@ public struct PublicSide<Store: LinkStore>: RouterMiddleware {
                 referrerHost: request.headers[.referer].flatMap { URLComponents(string: $0)?.host?.lowercased() },
                 tags: compiled.link.tags, ipHash: hasher.hash(clientAddress.clientIP(peer: peer, headers: request.headers))))
         }
-        return Self.respond(decision, strings: PageStrings.forLanguages(visitor.languages), head: head)
+        return Self.respond(decision, visitor: visitor, head: head)
     }
 
-    static func respond(_ decision: Decision, strings: PageStrings, head: Bool) -> Response {
+    /// `go.acme.com:443` → `go.acme.com`; IPv6 literals keep their brackets.
+    static func hostWithoutPort(_ host: String) -> String {
+        guard !host.hasPrefix("["), let colon = host.lastIndex(of: ":") else { return host.lowercased() }
+        return host[..<colon].lowercased()
+    }
+
+    static func respond(_ decision: Decision, visitor: Visitor, head: Bool) -> Response {
+        if case .redirect(let location, _) = decision { return Responses.redirect(location) }
+        // Only pages need the visitor's languages.
+        let strings = PageStrings.forLanguages(visitor.languages)
         switch decision {
         case .redirect(let location, _):
             return Responses.redirect(location)
