@@ -94,7 +94,6 @@ struct ServeCommand: AsyncParsableCommand {
         var flags: [AbsoluteConfigKey: ConfigValue] = [:]
         if let host { flags["ferry.host"] = ConfigValue(.string(host), isSecret: false) }
         if let port { flags["ferry.port"] = ConfigValue(.int(port), isSecret: false) }
-        if let database = storeOptions.database { flags["ferry.database"] = ConfigValue(.string(database), isSecret: false) }
         if let secret { flags["ferry.secret"] = ConfigValue(.string(secret), isSecret: true) }
         if !trustedProxies.isEmpty { flags["ferry.trustedProxies"] = ConfigValue(.stringArray(trustedProxies), isSecret: false) }
         if let logLevel { flags["ferry.logLevel"] = ConfigValue(.string(logLevel), isSecret: false) }

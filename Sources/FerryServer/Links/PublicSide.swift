@@ -123,24 +123,23 @@ public struct PublicSide<Store: LinkStore>: RouterMiddleware {
     }
 
     static func respond(_ decision: Decision, visitor: Visitor, head: Bool) -> Response {
-        if case .redirect(let location, _) = decision { return Responses.redirect(location) }
-        // Only pages need the visitor's languages.
-        let strings = PageStrings.forLanguages(visitor.languages)
+        // Only pages need the visitor's languages, so they are read when a page is rendered.
+        let strings = { PageStrings.forLanguages(visitor.languages) }
         switch decision {
         case .redirect(let location, _):
             return Responses.redirect(location)
         case .crawlerPreview(let page):
-            return Responses.page(.ok, PageRenderer.crawlerPreview(page, strings: strings), head: head, cacheable: true)
+            return Responses.page(.ok, PageRenderer.crawlerPreview(page, strings: strings()), head: head, cacheable: true)
         case .previewPage(let page):
-            return Responses.page(.ok, PageRenderer.previewPage(page, strings: strings), head: head)
+            return Responses.page(.ok, PageRenderer.previewPage(page, strings: strings()), head: head)
         case .openInBrowser(let page):
-            return Responses.page(.ok, PageRenderer.openInBrowser(page, strings: strings), head: head)
+            return Responses.page(.ok, PageRenderer.openInBrowser(page, strings: strings()), head: head)
         case .ambiguousIPad(let probe):
-            return Responses.page(.ok, PageRenderer.iPadProbe(probe, strings: strings), head: head)
+            return Responses.page(.ok, PageRenderer.iPadProbe(probe, strings: strings()), head: head)
         case .gone(let page):
-            return Responses.page(.gone, PageRenderer.gone(page, strings: strings), head: head)
+            return Responses.page(.gone, PageRenderer.gone(page, strings: strings()), head: head)
         case .notFound:
-            return Responses.page(.notFound, PageRenderer.notFound(strings: strings), head: head)
+            return Responses.page(.notFound, PageRenderer.notFound(strings: strings()), head: head)
         }
     }
 }
