@@ -2,6 +2,7 @@ import FerryKit
 import FerryStore
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 
 /// How a Ferry server runs.
@@ -63,14 +64,14 @@ public struct FerryResponderBuilder<Store: LinkStore>: HTTPResponderBuilder {
     }
 
     public func buildResponder() -> FerryResponder<Store> {
-        let router = makeRouter()
-        return FerryResponder(
-            metrics: services.metrics,
-            publicSide: PublicSide(
-                catalog: services.catalog, recorder: services.recorder,
-                clientAddress: ClientAddress(trustedProxies: services.settings.trustedProxies),
-                hasher: IPHasher(secret: services.settings.secret), metrics: services.metrics),
-            router: router.buildResponder())
+        FerryResponder(metrics: services.metrics, publicSide: makePublicSide(), router: makeRouter().buildResponder())
+    }
+
+    func makePublicSide() -> PublicSide<Store> {
+        PublicSide(
+            catalog: services.catalog, recorder: services.recorder,
+            clientAddress: ClientAddress(trustedProxies: services.settings.trustedProxies),
+            hasher: IPHasher(secret: services.settings.secret), metrics: services.metrics)
     }
 }
 
@@ -107,12 +108,21 @@ public func buildRouter<Store: LinkStore>(_ services: FerryServices<Store>) -> F
 /// The application `ferry serve` runs and tests start; SIGTERM stops it gracefully: no new
 /// connections, in-flight requests finished, every queued visit written.
 public func buildApplication<Store: LinkStore>(_ services: FerryServices<Store>) -> some ApplicationProtocol {
-    Application(
-        router: buildRouter(services),
-        configuration: .init(address: .hostname(services.settings.host, port: services.settings.port), serverName: "Ferry"),
+    let builder = buildRouter(services)
+    let publicSide = builder.makePublicSide()
+    let fastPath = HTTP1Channel.Configuration(additionalChannelHandlers: [
+        LinkFastPath(publicSide: publicSide, metrics: services.metrics, serverName: serverName)
+    ])
+    return Application(
+        router: builder,
+        server: .http1(configuration: fastPath),
+        configuration: .init(address: .hostname(services.settings.host, port: services.settings.port), serverName: serverName),
         services: [services.recorder],
         logger: services.logger)
 }
+
+/// The `Server` header of every response.
+let serverName = "Ferry"
 
 /// `/healthz` (the process answers), `/readyz` (the store answers), `/metrics`.
 struct HealthController<Store: LinkStore> {
@@ -120,21 +130,21 @@ struct HealthController<Store: LinkStore> {
 
     var endpoints: RouteCollection<FerryRequestContext> {
         let routes = RouteCollection(context: FerryRequestContext.self)
-        routes.get("healthz") { _, _ in Responses.text(.ok, "ok\n") }
+        routes.get("healthz") { _, _ in Responses.text(.ok, "ok\n").response }
         routes.get("readyz") { _, _ in
             do {
                 _ = try await services.store.domains(appID: "-")
-                return Responses.text(.ok, "ready\n")
+                return Responses.text(.ok, "ready\n").response
             } catch {
-                return Responses.text(.serviceUnavailable, "not ready: \(error)\n")
+                return Responses.text(.serviceUnavailable, "not ready: \(error)\n").response
             }
         }
         routes.get("metrics") { _, _ in
             let counts = services.recorder.counts
-            var response = Responses.text(.ok, services.metrics.exposition(
+            var answer = Responses.text(.ok, services.metrics.exposition(
                 visits: (counts.queued, counts.written, counts.dropped, counts.pending)))
-            response.headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
-            return response
+            answer.headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
+            return answer.response
         }
         return routes
     }

@@ -110,11 +110,24 @@ import Testing
         #expect(Tokens.random(bytes: 32).count == 43)
     }
 
+    @Test(arguments: [0, 951_782_400, 946_684_799, 1_709_164_800, 1_709_251_199, 1_795_245_222, 4_102_444_800])
+    func httpDatesAreIMFFixdates(seconds: Int) {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        #expect(HTTPDate.format(seconds: seconds) == formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds))))
+    }
+
     @Test func ipHashesAreKeyedAndStable() {
         let one = IPHasher(secret: "a"), two = IPHasher(secret: "b")
         #expect(one.hash("203.0.113.9") == one.hash("203.0.113.9"))
         #expect(one.hash("203.0.113.9") != two.hash("203.0.113.9"))
         #expect(one.hash("203.0.113.9").count == 64)
         #expect(!one.hash("203.0.113.9").contains("203"))
+        // HMAC-SHA256 under SHA-256("ferry-ip:" + secret), so hashes stay comparable across
+        // versions (Python: hmac.new(sha256(b"ferry-ip:a").digest(), b"203.0.113.9", sha256)).
+        #expect(one.hash("203.0.113.9") == "ea880e6009aec8a402377c430a025acfc455bc7132686ba4e7b083b6bdfff201")
+        #expect(one.hash("") != one.hash("203.0.113.9"))
     }
 }

@@ -50,9 +50,9 @@ struct APIController<Store: LinkStore> {
     func addRoutes(to router: Router<FerryRequestContext>) {
         let api = router.group("api/v1").add(middleware: APIKeyMiddleware(store: store))
         api.get("openapi.yaml") { _, _ in
-            var response = Responses.text(.ok, OpenAPIDocument.yaml)
-            response.headers[.contentType] = "application/yaml; charset=utf-8"
-            return response
+            var answer = Responses.text(.ok, OpenAPIDocument.yaml)
+            answer.headers[.contentType] = "application/yaml; charset=utf-8"
+            return answer.response
         }
 
         api.get("apps") { _, _ in try APICoding.response(try await call { try await store.apps() }) }

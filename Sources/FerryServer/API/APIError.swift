@@ -106,6 +106,6 @@ enum APICoding {
     }
 
     static func response(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
-        Responses.json(status, try encoder.encode(value))
+        Responses.json(status, try encoder.encode(value)).response
     }
 }

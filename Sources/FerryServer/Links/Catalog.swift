@@ -1,107 +1,195 @@
+import Atomics
 import Crypto
 import FerryKit
 import FerryStore
 import Foundation
 import NIOConcurrencyHelpers
 
+/// An app with everything generated from it once.
+public struct AppCatalogEntry: Sendable {
+    public let app: App
+    public let appleAssociation: Data
+    public let assetLinks: Data
+    /// Strong ETag of each file.
+    public let appleAssociationETag: String
+    public let assetLinksETag: String
+    public let generatedAt: Date
+}
+
+/// A link domain with its app, as the hot path remembers it per thread (see ``Catalog/warm(host:code:now:)``).
+struct WarmHost {
+    let catalog: ObjectIdentifier
+    let host: String
+    let domain: Domain
+    let entry: AppCatalogEntry
+    let expires: Date
+    /// The catalog's generation when this was read: any invalidation makes it stale.
+    let generation: Int
+}
+
 /// The in-memory view of the store that answers clicks: domains by host, apps with their
 /// generated association files, and compiled links. After the first request for a link, a
 /// click does no database read. Writes through the API call the `invalidate` methods, so a
 /// change takes effect on the next request.
+///
+/// Clicks arrive on every event loop at once, so the links are spread over several locks by
+/// key, and each thread remembers the last host it served until an invalidation or expiry.
 public final class Catalog<Store: LinkStore>: Sendable {
-    /// An app with everything generated from it once.
-    public struct AppEntry: Sendable {
-        public let app: App
-        public let appleAssociation: Data
-        public let assetLinks: Data
-        /// Strong ETag of each file.
-        public let appleAssociationETag: String
-        public let assetLinksETag: String
-        public let generatedAt: Date
-    }
+    public typealias AppEntry = AppCatalogEntry
 
     private struct Cached<Value: Sendable>: Sendable {
         var value: Value?
         var expires: Date
-        /// For compiled links: when the app they were compiled against was generated.
-        var appGeneration: Date? = nil
     }
 
-    private struct State: Sendable {
+    private struct CachedLink: Sendable {
+        var value: CompiledLink?
+        var expires: Date
+        /// When the app it was compiled against was generated.
+        var appGeneration: Date
+    }
+
+    private struct Hosts: Sendable {
         var domains: [String: Cached<Domain>] = [:]
         var apps: [String: AppEntry] = [:]
-        var links: [String: Cached<CompiledLink>] = [:]
+
+        func domain(host: String, now: Date) -> Lookup<Domain> {
+            guard let cached = domains[host], cached.expires > now else { return .unknown }
+            return .known(cached.value)
+        }
+
+        func app(id: String, now: Date, lifetime: TimeInterval) -> Lookup<AppEntry> {
+            guard let entry = apps[id], entry.generatedAt + lifetime > now else { return .unknown }
+            return .known(entry)
+        }
+    }
+
+    /// What the cache holds for a host, a code and an app, without asking the store.
+    public enum Lookup<Value> {
+        /// Known: the value, or `nil` when the store has none (remembered for a short while).
+        case known(Value?)
+        /// Not cached, expired, or compiled against an older app: ask the store.
+        case unknown
     }
 
     public let store: Store
-    private let state = NIOLockedValueBox(State())
+    private let hosts = NIOLockedValueBox(Hosts())
+    private let linkShards = (0..<16).map { _ in NIOLockedValueBox([String: CachedLink]()) }
+    /// Bumped whenever a domain or app entry changes, so per-thread memories of a host go stale.
+    private let generation = ManagedAtomic(0)
     /// How long "no such domain" or "no such code" is remembered, so a flood of unknown codes
     /// does not become a flood of queries.
     private let negativeLifetime: TimeInterval
     /// Entries are re-checked against the store after this long (several nodes share a store).
     private let lifetime: TimeInterval
-    private let maximumLinks: Int
+    private let maximumLinksPerShard: Int
 
     public init(store: Store, lifetime: TimeInterval = 60, negativeLifetime: TimeInterval = 5, maximumLinks: Int = 200_000) {
         self.store = store
         self.lifetime = lifetime
         self.negativeLifetime = negativeLifetime
-        self.maximumLinks = maximumLinks
+        self.maximumLinksPerShard = max(1, maximumLinks / 16)
     }
 
     public func domain(host: String, now: Date = Date()) async throws(StoreError) -> Domain? {
         let host = host.lowercased()
-        if let cached = state.withLockedValue({ $0.domains[host] }), cached.expires > now { return cached.value }
+        if case .known(let domain) = hosts.withLockedValue({ $0.domain(host: host, now: now) }) { return domain }
         let domain = try await store.domain(host: host)
-        state.withLockedValue { $0.domains[host] = Cached(value: domain, expires: now + (domain == nil ? negativeLifetime : lifetime)) }
+        hosts.withLockedValue { $0.domains[host] = Cached(value: domain, expires: now + (domain == nil ? negativeLifetime : lifetime)) }
+        generation.wrappingIncrement(ordering: .releasing)
         return domain
     }
 
     public func app(id: String, now: Date = Date()) async throws(StoreError) -> AppEntry? {
-        if let entry = state.withLockedValue({ $0.apps[id] }), entry.generatedAt + lifetime > now { return entry }
+        if case .known(let entry?) = hosts.withLockedValue({ $0.app(id: id, now: now, lifetime: lifetime) }) { return entry }
         guard let app = try await store.app(id: id) else { return nil }
-        let entry = Self.entry(for: app, at: now)
-        state.withLockedValue { $0.apps[id] = entry }
+        let fresh = Self.entry(for: app, at: now)
+        // When two requests fetched it at once, the first entry stays: links are compiled
+        // against one generation of the app.
+        let entry = hosts.withLockedValue { hosts -> AppEntry in
+            if case .known(let existing?) = hosts.app(id: id, now: now, lifetime: lifetime) { return existing }
+            hosts.apps[id] = fresh
+            return fresh
+        }
+        generation.wrappingIncrement(ordering: .releasing)
         return entry
     }
 
     /// The compiled link, compiled against `app` (the entry the caller got from ``app(id:now:)``).
     public func link(domain: String, code: String, app: AppEntry, now: Date = Date()) async throws(StoreError) -> CompiledLink? {
         let key = domain + "/" + code
-        // A cached link counts only if it was compiled against this generation of its app.
-        if let cached = state.withLockedValue({ $0.links[key] }), cached.expires > now,
-           cached.value == nil || cached.appGeneration == app.generatedAt {
-            return cached.value
-        }
+        if case .known(let compiled) = cachedLink(key: key, app: app, now: now) { return compiled }
         let compiled = try await store.link(domain: domain, code: code).map { CompiledLink($0, app: app.app) }
-        state.withLockedValue { state in
-            if state.links.count >= maximumLinks { state.links.removeAll(keepingCapacity: true) }
-            state.links[key] = Cached(value: compiled, expires: now + (compiled == nil ? negativeLifetime : lifetime), appGeneration: app.generatedAt)
+        shard(key).withLockedValue { links in
+            if links.count >= maximumLinksPerShard { links.removeAll(keepingCapacity: true) }
+            links[key] = CachedLink(value: compiled, expires: now + (compiled == nil ? negativeLifetime : lifetime), appGeneration: app.generatedAt)
         }
         return compiled
     }
 
+    /// A host's domain, its app and (for a `code`) the compiled link, all from memory: the
+    /// event-loop fast path's lookup. `nil` when any of them must come from the store or the
+    /// host is not a link domain.
+    public func warm(host: String, code: String?, now: Date = Date()) -> (domain: Domain, entry: AppEntry, link: CompiledLink?)? {
+        guard let known = warmHost(host, now: now) else { return nil }
+        guard let code else { return (known.domain, known.entry, nil) }
+        guard case .known(let link) = cachedLink(key: known.domain.host + "/" + code, app: known.entry, now: now) else { return nil }
+        return (known.domain, known.entry, link)
+    }
+
+    private func warmHost(_ host: String, now: Date) -> WarmHost? {
+        let scratch = ThreadScratch.current
+        let current = generation.load(ordering: .acquiring)
+        if let memo = scratch.host, memo.catalog == ObjectIdentifier(self), memo.host == host,
+           memo.generation == current, memo.expires > now {
+            return memo
+        }
+        let found = hosts.withLockedValue { hosts -> WarmHost? in
+            guard let cachedDomain = hosts.domains[host], cachedDomain.expires > now, let domain = cachedDomain.value,
+                  case .known(let entry?) = hosts.app(id: domain.appID, now: now, lifetime: lifetime) else { return nil }
+            return WarmHost(catalog: ObjectIdentifier(self), host: host, domain: domain, entry: entry,
+                            expires: min(cachedDomain.expires, entry.generatedAt + lifetime), generation: current)
+        }
+        if let found { scratch.host = found }
+        return found
+    }
+
+    /// A cached link counts only if it was compiled against this generation of its app.
+    private func cachedLink(key: String, app: AppEntry, now: Date) -> Lookup<CompiledLink> {
+        guard let cached = shard(key).withLockedValue({ $0[key] }), cached.expires > now,
+              cached.value == nil || cached.appGeneration == app.generatedAt else { return .unknown }
+        return .known(cached.value)
+    }
+
+    private func shard(_ key: String) -> NIOLockedValueBox<[String: CachedLink]> {
+        linkShards[Int(UInt(bitPattern: key.hashValue) % UInt(linkShards.count))]
+    }
+
     public func invalidateLink(domain: String, code: String) {
-        _ = state.withLockedValue { $0.links.removeValue(forKey: domain.lowercased() + "/" + code) }
+        let key = domain.lowercased() + "/" + code
+        _ = shard(key).withLockedValue { $0.removeValue(forKey: key) }
     }
 
     /// Forgets an app and everything compiled against it.
     public func invalidateApp(id: String) {
-        state.withLockedValue { state in
-            state.apps.removeValue(forKey: id)
-            state.links = state.links.filter { $0.value.value?.app.id != id }
+        hosts.withLockedValue { _ = $0.apps.removeValue(forKey: id) }
+        generation.wrappingIncrement(ordering: .releasing)
+        for shard in linkShards {
+            shard.withLockedValue { links in links = links.filter { $0.value.value?.app.id != id } }
         }
     }
 
     /// Forgets every link of a domain (after the domain changed or went away).
     public func invalidateLinks(domain: String) {
-        state.withLockedValue { state in
-            state.links = state.links.filter { !$0.key.hasPrefix(domain.lowercased() + "/") }
+        let prefix = domain.lowercased() + "/"
+        for shard in linkShards {
+            shard.withLockedValue { links in links = links.filter { !$0.key.hasPrefix(prefix) } }
         }
     }
 
     public func invalidateDomains() {
-        state.withLockedValue { $0.domains.removeAll() }
+        hosts.withLockedValue { $0.domains.removeAll() }
+        generation.wrappingIncrement(ordering: .releasing)
     }
 
     static func entry(for app: App, at date: Date) -> AppEntry {

@@ -3,6 +3,7 @@ import FerryStore
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
 import Logging
 
 /// Everything served on a link domain: links, route paths, the association files and Ferry's
@@ -20,7 +21,7 @@ public struct PublicSide<Store: LinkStore>: RouterMiddleware {
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let path = request.uri.path
-        if routerPrefixes.contains(where: { path.hasPrefix($0) }) { return try await next(request, context) }
+        if Self.belongsToRouter(path) { return try await next(request, context) }
         // HTTP/1 servers turn `Host` into the authority; a request built by hand may carry the header.
         let host = Self.hostWithoutPort(request.headers[.hostHeader] ?? request.head.authority ?? "")
         let head = request.method == .head
@@ -31,35 +32,38 @@ public struct PublicSide<Store: LinkStore>: RouterMiddleware {
             entry = try await domain.asyncMap { try await catalog.app(id: $0.appID) } ?? nil
         } catch {
             context.logger.error("store unavailable while resolving \(host): \(error)")
-            return Responses.text(.serviceUnavailable, "Service temporarily unavailable\n", head: head)
+            return Responses.text(.serviceUnavailable, "Service temporarily unavailable\n", head: head).response
         }
         guard let domain, let entry else {
             return try await next(request, context)
         }
         guard request.method == .get || head else {
-            return Responses.text(.methodNotAllowed, "Method Not Allowed\n")
+            return Responses.text(.methodNotAllowed, "Method Not Allowed\n").response
         }
         switch path {
         case "/.well-known/apple-app-site-association", "/apple-app-site-association":
-            return wellKnown(entry.appleAssociation, etag: entry.appleAssociationETag, entry: entry, request: request)
+            return wellKnown(entry.appleAssociation, etag: entry.appleAssociationETag, entry: entry, request: request).response
         case "/.well-known/assetlinks.json":
-            return wellKnown(entry.assetLinks, etag: entry.assetLinksETag, entry: entry, request: request)
+            return wellKnown(entry.assetLinks, etag: entry.assetLinksETag, entry: entry, request: request).response
         case AASAGenerator.webFallbackPath:
-            return try await webFallback(request, domain: domain, entry: entry)
+            return try await webFallback(request, domain: domain, entry: entry).response
         default:
-            if path.hasPrefix(AASAGenerator.excludedPrefix) || path.hasPrefix("/.well-known/") {
-                return Responses.page(.notFound, PageRenderer.notFound(strings: .english), head: head)
+            if Self.isReserved(path) {
+                return Responses.page(.notFound, PageRenderer.notFound(strings: .english), head: head).response
             }
-            return try await link(request, context: context, host: host, domain: domain, entry: entry)
+            let code = Self.linkCode(path)
+            let stored = try await code.asyncMap { try await catalog.link(domain: domain.host, code: $0, app: entry) } ?? nil
+            return answerLink(request.head, uri: request.uri, peer: context.remoteAddress?.ipAddress,
+                              host: host, domain: domain, entry: entry, stored: stored).response
         }
     }
 
     /// The association files: `application/json`, no redirect, no cookie, cacheable, with
     /// ETag and Last-Modified, and `304` for a matching `If-None-Match`.
-    private func wellKnown(_ data: Data, etag: String, entry: Catalog<Store>.AppEntry, request: Request) -> Response {
+    private func wellKnown(_ data: Data, etag: String, entry: Catalog<Store>.AppEntry, request: Request) -> Answer {
         let lastModified = HTTPDate.format(entry.generatedAt)
         if let match = request.headers[.ifNoneMatch], match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag || $0.trimmingCharacters(in: .whitespaces) == "*" }) {
-            return Response(status: .notModified, headers: [.eTag: etag, .lastModified: lastModified, .cacheControl: "public, max-age=3600"])
+            return Answer(status: .notModified, headers: [.eTag: etag, .lastModified: lastModified, .cacheControl: "public, max-age=3600"], body: ByteBuffer())
         }
         return Responses.json(.ok, data, head: request.method == .head,
                               headers: [.eTag: etag, .lastModified: lastModified, .cacheControl: "public, max-age=3600"])
@@ -67,7 +71,7 @@ public struct PublicSide<Store: LinkStore>: RouterMiddleware {
 
     /// `/_ferry/web?path=/u/42`: the web page of a route or link, for app versions too old for
     /// it. The AASA excludes this path, so iOS does not send the visitor back into the app.
-    private func webFallback(_ request: Request, domain: Domain, entry: Catalog<Store>.AppEntry) async throws -> Response {
+    private func webFallback(_ request: Request, domain: Domain, entry: Catalog<Store>.AppEntry) async throws -> Answer {
         let app = entry.app
         guard let target = request.uri.queryParameters.get("path"), target.hasPrefix("/"), !target.hasPrefix("//") else {
             return Responses.page(.notFound, PageRenderer.notFound(strings: .english), head: request.method == .head)
@@ -75,45 +79,75 @@ public struct PublicSide<Store: LinkStore>: RouterMiddleware {
         if let match = app.route(matching: target) {
             return Responses.redirect(match.route.webURL(parameters: match.parameters, app: app, path: target).absoluteString)
         }
-        let code = String(target.dropFirst())
-        if Link.problem(withCode: code) == nil, let compiled = try await catalog.link(domain: domain.host, code: code, app: entry) {
+        if let code = Self.linkCode(target), let compiled = try await catalog.link(domain: domain.host, code: code, app: entry) {
             return Responses.redirect(compiled.desktopURL)
         }
         return Responses.page(.notFound, PageRenderer.notFound(strings: .english), head: request.method == .head)
     }
 
-    private func link(_ request: Request, context: Context, host: String, domain: Domain, entry: Catalog<Store>.AppEntry) async throws -> Response {
+    /// Answers a GET or HEAD from memory when the host's domain, its app and the link are all
+    /// cached — what ``LinkFastPath`` calls on the event loop. `nil` when the request needs the
+    /// store or is not a link request; the router path then answers it.
+    func warmAnswer(_ head: HTTPRequest, peer: String?) -> Answer? {
+        guard head.method == .get || head.method == .head else { return nil }
+        let uri = URI(head.path ?? "/")
+        let path = uri.path
+        guard !Self.belongsToRouter(path), !Self.isReserved(path), path != AASAGenerator.webFallbackPath,
+              path != "/apple-app-site-association" else { return nil }
+        let host = Self.hostWithoutPort(head.headerFields[.hostHeader] ?? head.authority ?? "")
+        guard let warm = catalog.warm(host: host, code: Self.linkCode(path)) else { return nil }
+        return answerLink(head, uri: uri, peer: peer, host: host, domain: warm.domain, entry: warm.entry, stored: warm.link)
+    }
+
+    /// A link or route request, once its stored link (if the path is a code) has been found:
+    /// classify the visitor, decide, record the visit, render the answer.
+    func answerLink(_ head: HTTPRequest, uri: URI, peer: String?, host: String, domain: Domain,
+                    entry: Catalog<Store>.AppEntry, stored: CompiledLink?) -> Answer {
         let app = entry.app
-        let path = request.uri.path
-        let head = request.method == .head
-        let query = request.uri.queryParameters.map { LinkRequest.QueryItem(String($0.key), String($0.value)) }
+        let path = uri.path
+        let query = uri.queryParameters.map { LinkRequest.QueryItem(String($0.key), String($0.value)) }
         let now = Date()
         let compiled: CompiledLink?
-        let segments = path.split(separator: "/", omittingEmptySubsequences: true)
-        if segments.count == 1, Link.problem(withCode: String(segments[0])) == nil,
-           let stored = try await catalog.link(domain: domain.host, code: String(segments[0]), app: entry) {
+        if let stored {
             compiled = stored
         } else if app.route(matching: path) != nil {
             compiled = CompiledLink(Link.routeLink(domain: domain.host, path: path, query: query.map { ($0.name, $0.value) }), app: app)
         } else {
             compiled = nil
         }
+        let fields = head.headerFields
         let headers = RequestHeaders(
-            userAgent: request.headers[.userAgent] ?? "", acceptLanguage: request.headers[.acceptLanguage],
-            platformHint: request.headers[.secCHUAPlatform], platformVersionHint: request.headers[.secCHUAPlatformVersion],
-            mobileHint: request.headers[.secCHUAMobile], modelHint: request.headers[.secCHUAModel])
+            userAgent: fields[.userAgent] ?? "", acceptLanguage: fields[.acceptLanguage],
+            platformHint: fields[.secCHUAPlatform], platformVersionHint: fields[.secCHUAPlatformVersion],
+            mobileHint: fields[.secCHUAMobile], modelHint: fields[.secCHUAModel])
         let visitor = VisitorClassifier.shared.classify(headers)
         let linkRequest = LinkRequest(domain: domain, host: host, path: path, query: query, now: now, deferredToken: Tokens.random())
         let decision = decide(compiled, visitor: visitor, request: linkRequest)
         metrics.decided(decision.kind)
         if let compiled {
-            let peer = context.remoteAddress?.ipAddress
             recorder.record(Visit(
                 at: now, domain: domain.host, code: compiled.link.code, path: path, visitor: visitor, decision: decision.kind,
-                referrerHost: request.headers[.referer].flatMap { URLComponents(string: $0)?.host?.lowercased() },
-                tags: compiled.link.tags, ipHash: hasher.hash(clientAddress.clientIP(peer: peer, headers: request.headers))))
+                referrerHost: fields[.referer].flatMap { URLComponents(string: $0)?.host?.lowercased() },
+                tags: compiled.link.tags, ipHash: hasher.hash(clientAddress.clientIP(peer: peer, headers: fields))))
         }
-        return Self.respond(decision, visitor: visitor, head: head)
+        return Self.respond(decision, visitor: visitor, head: head.method == .head)
+    }
+
+    /// The code in a short-link path (`/summer-sale` → `summer-sale`), if it could be one.
+    static func linkCode(_ path: String) -> String? {
+        let segments = path.split(separator: "/", omittingEmptySubsequences: true)
+        guard segments.count == 1 else { return nil }
+        let code = String(segments[0])
+        return Link.problem(withCode: code) == nil ? code : nil
+    }
+
+    static func belongsToRouter(_ path: String) -> Bool {
+        routerPrefixes.contains { path.hasPrefix($0) }
+    }
+
+    /// Ferry's own paths and `/.well-known/`: never a link.
+    static func isReserved(_ path: String) -> Bool {
+        path.hasPrefix(AASAGenerator.excludedPrefix) || path.hasPrefix("/.well-known/")
     }
 
     /// `go.acme.com:443` → `go.acme.com`; IPv6 literals keep their brackets.
@@ -122,7 +156,7 @@ public struct PublicSide<Store: LinkStore>: RouterMiddleware {
         return host[..<colon].lowercased()
     }
 
-    static func respond(_ decision: Decision, visitor: Visitor, head: Bool) -> Response {
+    static func respond(_ decision: Decision, visitor: Visitor, head: Bool) -> Answer {
         // Only pages need the visitor's languages, so they are read when a page is rendered.
         let strings = { PageStrings.forLanguages(visitor.languages) }
         switch decision {
@@ -156,13 +190,46 @@ extension Optional {
 /// Paths that belong to the router on every host.
 let routerPrefixes = ["/api/", "/sdk/", "/dashboard", "/healthz", "/readyz", "/metrics"]
 
-/// `Last-Modified` dates (RFC 9110 IMF-fixdate).
+/// HTTP dates (RFC 9110 IMF-fixdate, `Sun, 06 Nov 1994 08:49:37 GMT`) for `Date` and
+/// `Last-Modified`, without a `DateFormatter` (slow to make, and not needed for a fixed format).
 enum HTTPDate {
+    private static let weekdays = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]  // 1970-01-01 was a Thursday
+    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
     static func format(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        return formatter.string(from: date)
+        format(seconds: Int(date.timeIntervalSince1970.rounded(.down)))
+    }
+
+    static func format(seconds: Int) -> String {
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let secondOfDay = seconds - days * 86_400
+        // Days since 1970-01-01 to a civil date (H. Hinnant, "chrono-compatible low-level date algorithms").
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        let weekday = weekdays[((days % 7) + 7) % 7]
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : String(value) }
+        return "\(weekday), \(two(day)) \(months[month - 1]) \(year) \(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60)) GMT"
+    }
+
+    /// The current date, formatted at most once a second.
+    struct Clock {
+        private var second = Int.min
+        private var text = ""
+
+        mutating func now() -> String {
+            let current = Int(Date().timeIntervalSince1970)
+            if current != second {
+                second = current
+                text = HTTPDate.format(seconds: current)
+            }
+            return text
+        }
     }
 }

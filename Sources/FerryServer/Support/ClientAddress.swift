@@ -1,6 +1,11 @@
+import Atomics
 import Crypto
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 import HTTPTypes
+import NIOPosix
 
 /// Where a request came from: the socket's peer, or — only when that peer is a trusted proxy —
 /// the client named in `Forwarded` / `X-Forwarded-For`.
@@ -73,20 +78,32 @@ public struct ClientAddress: Sendable {
 /// Keyed hashes of IP addresses: the same IP always gives the same hash under one
 /// installation's secret, and the hash says nothing about the IP without it.
 public struct IPHasher: Sendable {
-    /// The key, made once. `SymmetricKey` is not `Sendable`; this box never changes it.
-    private final class Key: @unchecked Sendable {
-        let key: SymmetricKey
-        init(_ key: SymmetricKey) { self.key = key }
+    /// HMAC keyed once; each hash starts from a copy of it. `HMAC` is not `Sendable`, and
+    /// this box never changes its value.
+    private final class Keyed: @unchecked Sendable {
+        let mac: HMAC<SHA256>
+        init(_ mac: HMAC<SHA256>) { self.mac = mac }
     }
 
-    private let key: Key
+    private let keyed: Keyed
 
     public init(secret: String) {
-        key = Key(SymmetricKey(data: SHA256.hash(data: Data(("ferry-ip:" + secret).utf8))))
+        let key = SymmetricKey(data: SHA256.hash(data: Data(("ferry-ip:" + secret).utf8)))
+        keyed = Keyed(HMAC<SHA256>(key: key))
     }
 
     public func hash(_ ip: String) -> String {
-        Hex.encode(HMAC<SHA256>.authenticationCode(for: Data(ip.utf8), using: key.key))
+        // Clicks on one keep-alive connection come from one address: each thread remembers
+        // the last address it hashed.
+        let scratch = ThreadScratch.current
+        let hasher = ObjectIdentifier(keyed)
+        if scratch.lastHasher == hasher, scratch.lastIP == ip { return scratch.lastIPHash }
+        var mac = keyed.mac
+        var bytes = ip
+        bytes.withUTF8 { mac.update(data: UnsafeRawBufferPointer($0)) }
+        let hash = Hex.encode(mac.finalize())
+        (scratch.lastHasher, scratch.lastIP, scratch.lastIPHash) = (hasher, ip, hash)
+        return hash
     }
 }
 
@@ -96,17 +113,13 @@ public enum Tokens {
 
     /// `bytes` random bytes as URL-safe base64 without padding (6 bits per character).
     public static func random(bytes: Int = 16) -> String {
-        var generator = SystemRandomNumberGenerator()
+        let scratch = ThreadScratch.current
         var out = [UInt8]()
         out.reserveCapacity((bytes * 4 + 2) / 3)
         var buffer: UInt64 = 0
         var bits = 0
-        var word: UInt64 = 0
-        for index in 0..<bytes {
-            // One draw from the system generator per 8 bytes (each draw is a system call).
-            if index % 8 == 0 { word = generator.next() }
-            buffer = buffer << 8 | (word & 0xFF)
-            word >>= 8
+        for _ in 0..<bytes {
+            buffer = buffer << 8 | UInt64(scratch.randomByte())
             bits += 8
             while bits >= 6 {
                 bits -= 6
@@ -115,6 +128,49 @@ public enum Tokens {
         }
         if bits > 0 { out.append(alphabet[Int((buffer << UInt64(6 - bits)) & 63)]) }
         return String(decoding: out, as: UTF8.self)
+    }
+}
+
+/// What the hot path keeps per thread, so that a click needs no system call and no lock for
+/// it: random bytes drawn from the system's generator a block at a time, and the last IP
+/// address hashed.
+/// Never shared: each instance is reached only through its own thread's slot.
+final class ThreadScratch: @unchecked Sendable {
+    private static let perThread = ThreadSpecificVariable<ThreadScratch>()
+
+    private static let created = ManagedAtomic(0)
+
+    static var current: ThreadScratch {
+        if let scratch = perThread.currentValue { return scratch }
+        let scratch = ThreadScratch(number: created.loadThenWrappingIncrement(ordering: .relaxed))
+        perThread.currentValue = scratch
+        return scratch
+    }
+
+    /// This thread's number, in the order threads first asked (picks its visit queue shard).
+    let number: Int
+
+    private init(number: Int) {
+        self.number = number
+    }
+
+    private var random = [UInt8](repeating: 0, count: 4096)
+    private var used = 4096
+    var lastHasher: ObjectIdentifier?
+    var lastIP = ""
+    var lastIPHash = ""
+    /// The last link domain this thread served (``Catalog``).
+    var host: WarmHost?
+
+    /// A byte from the system's cryptographic generator (`arc4random_buf`, which asks the
+    /// kernel), fetched 4 KB at a time; each byte is handed out once.
+    func randomByte() -> UInt8 {
+        if used == random.count {
+            random.withUnsafeMutableBytes { arc4random_buf($0.baseAddress!, $0.count) }
+            used = 0
+        }
+        defer { used += 1 }
+        return random[used]
     }
 }
 

@@ -19,9 +19,21 @@ extension HTTPField.Name {
     static let hostHeader = Self("Host")!
 }
 
+/// A complete response whose body is already in memory: what the public side answers, either
+/// through Hummingbird or straight from the event loop (see ``LinkFastPath``).
+struct Answer: Sendable {
+    var status: HTTPResponse.Status
+    var headers: HTTPFields
+    var body: ByteBuffer
+
+    var response: Response {
+        Response(status: status, headers: headers, body: ResponseBody(byteBuffer: body))
+    }
+}
+
 enum Responses {
     /// An HTML page with the headers every Ferry page carries.
-    static func page(_ status: HTTPResponse.Status, _ html: String, head: Bool, cacheable: Bool = false) -> Response {
+    static func page(_ status: HTTPResponse.Status, _ html: String, head: Bool, cacheable: Bool = false) -> Answer {
         var headers: HTTPFields = [
             .contentType: "text/html; charset=utf-8",
             .ferryCSP: PageRenderer.contentSecurityPolicy,
@@ -34,30 +46,25 @@ enum Responses {
         return body(status, Data(html.utf8), headers: &headers, head: head)
     }
 
-    static func redirect(_ location: String) -> Response {
-        Response(status: .found, headers: [.location: location, .cacheControl: "no-store", .vary: "User-Agent", .contentLength: "0"])
+    static func redirect(_ location: String) -> Answer {
+        Answer(status: .found, headers: [.location: location, .cacheControl: "no-store", .vary: "User-Agent", .contentLength: "0"],
+               body: ByteBuffer())
     }
 
-    static func plainNotFound(head: Bool) -> Response {
-        var headers: HTTPFields = [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-store"]
-        return body(.notFound, Data("Not Found\n".utf8), headers: &headers, head: head)
-    }
-
-    static func text(_ status: HTTPResponse.Status, _ text: String, head: Bool = false) -> Response {
+    static func text(_ status: HTTPResponse.Status, _ text: String, head: Bool = false) -> Answer {
         var headers: HTTPFields = [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-store"]
         return body(status, Data(text.utf8), headers: &headers, head: head)
     }
 
-    static func json(_ status: HTTPResponse.Status, _ data: Data, head: Bool = false, headers extra: HTTPFields = [:]) -> Response {
+    static func json(_ status: HTTPResponse.Status, _ data: Data, head: Bool = false, headers extra: HTTPFields = [:]) -> Answer {
         var headers: HTTPFields = [.contentType: "application/json"]
         headers.append(contentsOf: extra)
         return body(status, data, headers: &headers, head: head)
     }
 
     /// `HEAD` gets the same headers as `GET`, `Content-Length` included, and no body.
-    static func body(_ status: HTTPResponse.Status, _ data: Data, headers: inout HTTPFields, head: Bool) -> Response {
+    static func body(_ status: HTTPResponse.Status, _ data: Data, headers: inout HTTPFields, head: Bool) -> Answer {
         headers[.contentLength] = String(data.count)
-        let buffer = head ? ByteBuffer() : ByteBuffer(data: data)
-        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: buffer))
+        return Answer(status: status, headers: headers, body: head ? ByteBuffer() : ByteBuffer(data: data))
     }
 }

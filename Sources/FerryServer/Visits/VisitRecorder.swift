@@ -8,6 +8,9 @@ import ServiceLifecycle
 /// Records visits off the request path: a bounded queue that requests append to without
 /// waiting, written in batches by one task. When the queue is full a visit is dropped and
 /// counted; on graceful shutdown everything queued is written before the service ends.
+///
+/// The queue is split into shards, one per thread that records (the event loops), so two
+/// clicks on two cores never wait for each other; the writer empties them all.
 public final class VisitRecorder<Store: LinkStore>: Service, Sendable {
     public struct Counts: Sendable, Hashable {
         public var queued: Int
@@ -17,50 +20,66 @@ public final class VisitRecorder<Store: LinkStore>: Service, Sendable {
         public var pending: Int
     }
 
-    private struct State: Sendable {
+    private struct Shard: Sendable {
         var buffer: [Visit] = []
-        var counts = Counts(queued: 0, written: 0, dropped: 0, pending: 0)
+        var queued = 0
+        /// Refused because the shard was full.
+        var dropped = 0
+    }
+
+    private struct Writer: Sendable {
+        var written = 0
+        /// Accepted, then given up on after the store failed too often.
+        var dropped = 0
         var doorbell: CheckedContinuation<Void, Never>?
     }
 
     private let store: Store
-    private let capacity: Int
+    private let shardCapacity: Int
     private let batchSize: Int
     private let interval: Duration
     private let logger: Logger
-    private let state = NIOLockedValueBox(State())
+    private let shards: [NIOLockedValueBox<Shard>]
+    private let writer = NIOLockedValueBox(Writer())
 
+    /// - Parameters:
+    ///   - capacity: visits the queue holds at most (split evenly over the shards).
+    ///   - batchSize: visits per write; a shard reaching it wakes the writer early.
+    ///   - interval: the longest a visit waits to be written.
     public init(store: Store, capacity: Int = 100_000, batchSize: Int = 1000, interval: Duration = .milliseconds(200),
-                logger: Logger = Logger(label: "ferry.visits")) {
+                shards: Int = 8, logger: Logger = Logger(label: "ferry.visits")) {
         self.store = store
-        self.capacity = capacity
+        self.shardCapacity = max(1, capacity / max(1, shards))
         self.batchSize = batchSize
         self.interval = interval
         self.logger = logger
+        self.shards = (0..<max(1, shards)).map { _ in NIOLockedValueBox(Shard()) }
     }
 
     /// Queues a visit without waiting. `false` when the queue was full and the visit dropped.
     @discardableResult
     public func record(_ visit: Visit) -> Bool {
-        let (accepted, doorbell) = state.withLockedValue { state -> (Bool, CheckedContinuation<Void, Never>?) in
-            guard state.buffer.count < capacity else {
-                state.counts.dropped += 1
-                return (false, nil)
+        let shard = shards[ThreadScratch.current.number % shards.count]
+        let (accepted, full) = shard.withLockedValue { shard -> (Bool, Bool) in
+            guard shard.buffer.count < shardCapacity else {
+                shard.dropped += 1
+                return (false, false)
             }
-            state.buffer.append(visit)
-            state.counts.queued += 1
-            state.counts.pending += 1
-            if state.buffer.count >= batchSize, let doorbell = state.doorbell {
-                state.doorbell = nil
-                return (true, doorbell)
-            }
-            return (true, nil)
+            shard.buffer.append(visit)
+            shard.queued += 1
+            return (true, shard.buffer.count == batchSize)
         }
-        doorbell?.resume()
+        if full { ring() }
         return accepted
     }
 
-    public var counts: Counts { state.withLockedValue { $0.counts } }
+    public var counts: Counts {
+        let (queued, refused) = shards.reduce((0, 0)) { total, shard in
+            shard.withLockedValue { (total.0 + $0.queued, total.1 + $0.dropped) }
+        }
+        let (written, givenUp) = writer.withLockedValue { ($0.written, $0.dropped) }
+        return Counts(queued: queued, written: written, dropped: refused + givenUp, pending: queued - written - givenUp)
+    }
 
     public func run() async throws {
         await withGracefulShutdownHandler {
@@ -82,22 +101,23 @@ public final class VisitRecorder<Store: LinkStore>: Service, Sendable {
     }
 
     private func ring() {
-        state.withLockedValue { state -> CheckedContinuation<Void, Never>? in
-            defer { state.doorbell = nil }
-            return state.doorbell
+        writer.withLockedValue { writer -> CheckedContinuation<Void, Never>? in
+            defer { writer.doorbell = nil }
+            return writer.doorbell
         }?.resume()
+    }
+
+    private var hasFullBatch: Bool {
+        shards.contains { $0.withLockedValue { $0.buffer.count >= batchSize } }
     }
 
     private func waitForWork() async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 await withCheckedContinuation { continuation in
-                    let resumeNow = self.state.withLockedValue { state -> Bool in
-                        if state.buffer.count >= self.batchSize { return true }
-                        state.doorbell = continuation
-                        return false
-                    }
-                    if resumeNow { continuation.resume() }
+                    self.writer.withLockedValue { $0.doorbell = continuation }
+                    // A shard that filled up before the doorbell was hung rings it now.
+                    if self.hasFullBatch { self.ring() }
                 }
             }
             group.addTask { try? await Task.sleep(for: self.interval) }
@@ -107,42 +127,51 @@ public final class VisitRecorder<Store: LinkStore>: Service, Sendable {
         }
     }
 
+    /// Takes everything queued (a swap per shard, so requests wait on a lock only for that)
+    /// and writes it in batches.
     private func writePending(all: Bool) async {
         repeat {
-            let batch = state.withLockedValue { state -> [Visit] in
-                let batch = Array(state.buffer.prefix(batchSize))
-                state.buffer.removeFirst(batch.count)
-                return batch
-            }
-            guard !batch.isEmpty else { return }
-            var attempt = 0
-            while true {
-                do {
-                    try await store.record(batch)
-                    state.withLockedValue {
-                        $0.counts.written += batch.count
-                        $0.counts.pending -= batch.count
-                    }
-                    break
-                } catch {
-                    attempt += 1
-                    logger.warning("writing \(batch.count) visits failed (attempt \(attempt)): \(error)")
-                    if attempt >= 3 && !all {
-                        // Put the batch back and try again on the next round; the queue bound still holds.
-                        state.withLockedValue { $0.buffer.insert(contentsOf: batch, at: 0) }
-                        return
-                    }
-                    try? await Task.sleep(for: .milliseconds(100 * attempt))
-                    if attempt >= 50 {
-                        state.withLockedValue {
-                            $0.counts.dropped += batch.count
-                            $0.counts.pending -= batch.count
-                        }
-                        logger.error("dropped \(batch.count) visits after \(attempt) failed writes")
-                        break
-                    }
+            var taken: [Visit] = []
+            for shard in shards {
+                taken += shard.withLockedValue { shard -> [Visit] in
+                    var emptied: [Visit] = []
+                    emptied.reserveCapacity(min(batchSize, shardCapacity))
+                    swap(&emptied, &shard.buffer)
+                    return emptied
                 }
             }
-        } while all || state.withLockedValue({ $0.buffer.count >= batchSize })
+            guard !taken.isEmpty else { return }
+            for start in stride(from: 0, to: taken.count, by: batchSize) {
+                let batch = Array(taken[start..<min(taken.count, start + batchSize)])
+                guard await write(batch, giveUp: !all) else {
+                    // Put the rest back in front and try again on the next round.
+                    shards[0].withLockedValue { $0.buffer.insert(contentsOf: taken[start...], at: 0) }
+                    return
+                }
+            }
+        } while all || hasFullBatch
+    }
+
+    /// Writes one batch, retrying. `false` when it gave up for now (three failures and
+    /// `giveUp`); when it must not give up, a batch that fails 50 times is dropped and counted.
+    private func write(_ batch: [Visit], giveUp: Bool) async -> Bool {
+        var attempt = 0
+        while true {
+            do {
+                try await store.record(batch)
+                writer.withLockedValue { $0.written += batch.count }
+                return true
+            } catch {
+                attempt += 1
+                logger.warning("writing \(batch.count) visits failed (attempt \(attempt)): \(error)")
+                if attempt >= 3 && giveUp { return false }
+                try? await Task.sleep(for: .milliseconds(100 * attempt))
+                if attempt >= 50 {
+                    writer.withLockedValue { $0.dropped += batch.count }
+                    logger.error("dropped \(batch.count) visits after \(attempt) failed writes")
+                    return true
+                }
+            }
+        }
     }
 }

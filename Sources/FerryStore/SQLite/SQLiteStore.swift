@@ -299,27 +299,28 @@ public final class SQLiteStore: LinkStore {
 
     static let visitColumns = ["at", "domain", "code", "path", "platform", "os_version", "device", "browser", "in_app", "bot",
                                "decision", "referrer_host", "ref", "campaign", "channel", "utm_source", "utm_medium", "utm_campaign", "ip_hash"]
-    /// `INSERT … VALUES (?, …), (?, …)` for batches of this many rows; the text is fixed, values are bound.
-    static let visitBatch = 200
-    static let insertVisits: [Int: String] = {
-        let row = "(" + Array(repeating: "?", count: visitColumns.count).joined(separator: ", ") + ")"
-        var statements: [Int: String] = [:]
-        for count in 1...visitBatch {
-            statements[count] = "INSERT INTO visits (\(visitColumns.joined(separator: ", "))) VALUES "
-                + Array(repeating: row, count: count).joined(separator: ", ")
-        }
-        return statements
-    }()
+    /// Rows per `INSERT … VALUES (?, …), (?, …)`: the recorder's whole batch in one statement,
+    /// which SQLite makes atomic without a transaction around it. The text is fixed per row
+    /// count; values are bound.
+    static let visitBatch = 1000
+    static let visitRow = "(" + Array(repeating: "?", count: visitColumns.count).joined(separator: ", ") + ")"
+
+    static func insertVisits(rows: Int) -> String {
+        "INSERT INTO visits (\(visitColumns.joined(separator: ", "))) VALUES "
+            + Array(repeating: visitRow, count: rows).joined(separator: ", ")
+    }
 
     public func record(_ visits: [Visit]) async throws(StoreError) {
         guard !visits.isEmpty else { return }
         try await run {
+            if visits.count <= Self.visitBatch {
+                _ = try await self.connection.query(Self.insertVisits(rows: visits.count), visits.flatMap(Self.binds(for:)))
+                return
+            }
             try await self.transaction {
-                var start = 0
-                while start < visits.count {
+                for start in stride(from: 0, to: visits.count, by: Self.visitBatch) {
                     let chunk = visits[start..<min(visits.count, start + Self.visitBatch)]
-                    _ = try await self.connection.query(Self.insertVisits[chunk.count]!, chunk.flatMap(Self.binds(for:)))
-                    start += chunk.count
+                    _ = try await self.connection.query(Self.insertVisits(rows: chunk.count), chunk.flatMap(Self.binds(for:)))
                 }
             }
         }
