@@ -74,7 +74,7 @@ let package = Package(
             dependencies: ["FerryServer", .product(name: "HummingbirdTesting", package: "hummingbird")]
         ),
         .testTarget(name: "FerryTests", dependencies: ["Ferry"]),
-        .testTarget(name: "FerryCLITests", dependencies: ["ferry", "FerryStore"]),
+        .testTarget(name: "FerryCLITests", dependencies: ["ferry", "FerryStore", "Ferry"]),
     ],
     swiftLanguageModes: [.v6]
 )

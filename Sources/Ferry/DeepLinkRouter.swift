@@ -68,7 +68,8 @@ public struct DeepLinkRouter: Sendable {
         return true
     }
 
-    private func path(of url: URL) -> String? {
+    /// The path of a URL on the link domains or custom schemes; `nil` for any other URL.
+    func path(of url: URL) -> String? {
         guard let scheme = url.scheme?.lowercased() else { return nil }
         if scheme == "https" || scheme == "http" {
             guard let host = url.host?.lowercased(), linkDomains.contains(host) else { return nil }

@@ -16,13 +16,20 @@ public struct ServerSettings: Sendable {
     /// Where people and scripts reach this server's API (behind its proxy), e.g.
     /// `https://links.example.com`; `http://HOST:PORT` when not set.
     public var publicURL: URL
+    /// `/sdk/v1` requests per minute from one address, and per app SDK key (each also allowed
+    /// as a burst).
+    public var sdkRequestsPerMinutePerIP: Int
+    public var sdkRequestsPerMinutePerKey: Int
 
-    public init(host: String = "127.0.0.1", port: Int = 8080, secret: String, trustedProxies: [String] = [], publicURL: URL? = nil) {
+    public init(host: String = "127.0.0.1", port: Int = 8080, secret: String, trustedProxies: [String] = [], publicURL: URL? = nil,
+                sdkRequestsPerMinutePerIP: Int = 60, sdkRequestsPerMinutePerKey: Int = 60_000) {
         self.host = host
         self.port = port
         self.secret = secret
         self.trustedProxies = trustedProxies
         self.publicURL = publicURL ?? URL(string: "http://\(host.contains(":") ? "[\(host)]" : host):\(port)")!
+        self.sdkRequestsPerMinutePerIP = sdkRequestsPerMinutePerIP
+        self.sdkRequestsPerMinutePerKey = sdkRequestsPerMinutePerKey
     }
 }
 
@@ -34,6 +41,7 @@ public struct FerryServices<Store: LinkStore>: Sendable {
     public let metrics: ServerMetrics
     public let settings: ServerSettings
     public let logger: Logger
+    let sdkLimiter: RateLimiter
 
     public init(store: Store, settings: ServerSettings, logger: Logger = Logger(label: "ferry"),
                 recorder: VisitRecorder<Store>? = nil) {
@@ -43,6 +51,9 @@ public struct FerryServices<Store: LinkStore>: Sendable {
         catalog = Catalog(store: store)
         self.recorder = recorder ?? VisitRecorder(store: store, logger: logger)
         metrics = ServerMetrics()
+        sdkLimiter = RateLimiter(
+            perIP: .init(burst: Double(settings.sdkRequestsPerMinutePerIP), rate: Double(settings.sdkRequestsPerMinutePerIP) / 60),
+            perKey: .init(burst: Double(settings.sdkRequestsPerMinutePerKey), rate: Double(settings.sdkRequestsPerMinutePerKey) / 60))
     }
 }
 
@@ -60,6 +71,7 @@ public struct FerryResponderBuilder<Store: LinkStore>: HTTPResponderBuilder {
         let router = Router(context: FerryRequestContext.self)
         router.addRoutes(HealthController(services: services).endpoints)
         APIController(services: services).addRoutes(to: router)
+        SDKController(services: services, hasher: IPHasher(secret: services.settings.secret)).addRoutes(to: router)
         return router
     }
 
@@ -117,7 +129,7 @@ public func buildApplication<Store: LinkStore>(_ services: FerryServices<Store>)
         router: builder,
         server: .http1(configuration: fastPath),
         configuration: .init(address: .hostname(services.settings.host, port: services.settings.port), serverName: serverName),
-        services: [services.recorder],
+        services: [services.recorder, IntentJanitor(store: services.store, logger: services.logger)],
         logger: services.logger)
 }
 

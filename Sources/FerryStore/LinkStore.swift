@@ -41,6 +41,27 @@ public protocol LinkStore: Sendable {
     func record(_ visits: [Visit]) async throws(StoreError)
     func visitCount() async throws(StoreError) -> Int
 
+    /// The app whose SDK key this is.
+    func app(sdkKey: String) async throws(StoreError) -> App?
+
+    /// Stores deferred intents, all or none; a token already stored is left as it is.
+    func insert(_ intents: [DeferredIntent]) async throws(StoreError)
+    /// Adds what the preview page reported about the device to an intent not yet consumed;
+    /// unknown tokens are ignored.
+    func updateSignals(token: String, screen: Screen?, timeZone: String?, languages: [String]) async throws(StoreError)
+    /// The app's live, unconsumed intent with this token — marked consumed in the same step,
+    /// so that of two installs racing for it exactly one gets it.
+    func consumeIntent(token: String, appID: String, at date: Date) async throws(StoreError) -> DeferredIntent?
+    /// The app's live, unconsumed intents from clicks at this IP hash, for a probabilistic match.
+    func intentCandidates(appID: String, ipHash: String, at date: Date) async throws(StoreError) -> [DeferredIntent]
+    /// Deletes intents that expired before `date`; how many.
+    @discardableResult
+    func purgeIntents(expiredBefore date: Date) async throws(StoreError) -> Int
+
+    /// Appends installs and opens reported by apps.
+    func record(events: [AppEvent]) async throws(StoreError)
+    func appEvents(appID: String) async throws(StoreError) -> [AppEvent]
+
     /// Releases the database; call it before the store goes away.
     func close() async
 }

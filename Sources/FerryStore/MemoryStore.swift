@@ -8,6 +8,8 @@ public actor MemoryStore: LinkStore {
     private var linksByKey: [String: (link: Link, created: Int)] = [:]
     private var keys: [String: APIKeyRecord] = [:]
     private var visits: [Visit] = []
+    private var intents: [String: (intent: DeferredIntent, consumed: Bool)] = [:]
+    private var events: [AppEvent] = []
     private var sequence = 0
 
     public init() {}
@@ -110,6 +112,39 @@ public actor MemoryStore: LinkStore {
     public func record(_ visits: [Visit]) { self.visits += visits }
 
     public func visitCount() -> Int { visits.count }
+
+    public func app(sdkKey: String) -> App? { appsByID.values.first { $0.sdkKey == sdkKey } }
+
+    public func insert(_ intents: [DeferredIntent]) {
+        for intent in intents where self.intents[intent.token] == nil { self.intents[intent.token] = (intent, false) }
+    }
+
+    public func updateSignals(token: String, screen: Screen?, timeZone: String?, languages: [String]) {
+        guard var entry = intents[token], !entry.consumed else { return }
+        entry.intent.signals.merge(screen: screen, timeZone: timeZone, languages: languages)
+        intents[token] = entry
+    }
+
+    public func consumeIntent(token: String, appID: String, at date: Date) -> DeferredIntent? {
+        guard let entry = intents[token], !entry.consumed, entry.intent.appID == appID, entry.intent.isLive(at: date) else { return nil }
+        intents[token]?.consumed = true
+        return entry.intent
+    }
+
+    public func intentCandidates(appID: String, ipHash: String, at date: Date) -> [DeferredIntent] {
+        intents.values.filter { !$0.consumed && $0.intent.appID == appID && $0.intent.signals.ipHash == ipHash && $0.intent.isLive(at: date) }
+            .map(\.intent).sorted { $0.createdAt < $1.createdAt }
+    }
+
+    public func purgeIntents(expiredBefore date: Date) -> Int {
+        let before = intents.count
+        intents = intents.filter { $0.value.intent.expiresAt >= date }
+        return before - intents.count
+    }
+
+    public func record(events: [AppEvent]) { self.events += events }
+
+    public func appEvents(appID: String) -> [AppEvent] { events.filter { $0.appID == appID } }
 
     public func close() {}
 

@@ -58,10 +58,15 @@ struct AppCommand: AsyncParsableCommand {
         @OptionGroup var storeOptions: StoreOptions
 
         func run() async throws {
-            let app = try CommandJSON.decode(App.self, file: file)
-            try validated { try app.validate() }
-            try await storeOptions.withStore { try await $0.save(app) }
-            print("saved app \(app.id)")
+            var app = try CommandJSON.decode(App.self, file: file)
+            let saved = try await storeOptions.withStore { store in
+                // A new app gets an SDK key; a replaced one keeps its key unless the file names one.
+                if app.sdkKey == nil { app.sdkKey = try await store.app(id: app.id)?.sdkKey ?? SDKKeys.generate() }
+                try validated { try app.validate() }
+                try await store.save(app)
+                return app
+            }
+            print("saved app \(saved.id) (SDK key \(saved.sdkKey ?? "-"))")
         }
     }
 
@@ -102,6 +107,8 @@ struct AppCommand: AsyncParsableCommand {
             if let ios = app.ios { print("  ios: \(ios.appID)\(ios.appStoreID.map { "  App Store id\($0)" } ?? "")") }
             if let android = app.android { print("  android: \(android.packageName)  stores: \(android.stores.map(\.store.rawValue).joined(separator: ", "))") }
             print("  web: \(app.web.fallbackURL.absoluteString)")
+            print("  sdk key: \(app.sdkKey ?? "-")  deferred window: \(app.deferred.windowMinutes) min  probabilistic: "
+                  + "ios \(app.deferred.probabilisticIOS ? "on" : "off"), android \(app.deferred.probabilisticAndroid ? "on" : "off")")
             for route in app.routes { print("  route \(route.pattern)\(route.webURL.map { " → \($0)" } ?? "")") }
             for domain in domains { print("  domain \(domain.host)\(domain.alternateHost.map { " (alternate \($0))" } ?? "")") }
         }

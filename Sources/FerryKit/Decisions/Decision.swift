@@ -33,6 +33,19 @@ public enum Decision: Sendable, Hashable {
         }
     }
 
+    /// Whether the request's deferred-intent `token` travels with this answer: in the URL a
+    /// page's "Get the app" copies, or in the Play Store's install referrer.
+    public func handsOut(token: String) -> Bool {
+        switch self {
+        case .redirect(let location, let destination):
+            (destination == .playStore || destination == .androidIntent) && location.contains(token)
+        case .ambiguousIPad(let probe):
+            probe.ipad.handsOut(token: token)
+        default:
+            page?.deferredToken == token
+        }
+    }
+
     /// The page content, for decisions that render one.
     public var page: LinkPage? {
         switch self {

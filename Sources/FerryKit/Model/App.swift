@@ -21,10 +21,15 @@ public struct App: Sendable, Hashable, Codable {
     public var web: WebSettings
     /// Tried in order; the first pattern that matches a path wins.
     public var routes: [Route]
+    /// How clicks are matched to first launches after an install (DESIGN.md §3).
+    public var deferred: DeferredSettings
+    /// The key the app's SDK sends to `/sdk/v1` (`fy_sdk_…`). Public: it ships inside the app,
+    /// and it only lets an app ask about its own links. The server makes one for a new app.
+    public var sdkKey: String?
 
     public init(
         id: String, name: String, iconURL: URL? = nil, ios: IOSApp? = nil, android: AndroidApp? = nil,
-        web: WebSettings, routes: [Route] = []
+        web: WebSettings, routes: [Route] = [], deferred: DeferredSettings = DeferredSettings(), sdkKey: String? = nil
     ) {
         self.id = id
         self.name = name
@@ -33,6 +38,8 @@ public struct App: Sendable, Hashable, Codable {
         self.android = android
         self.web = web
         self.routes = routes
+        self.deferred = deferred
+        self.sdkKey = sdkKey
     }
 
     public init(from decoder: any Decoder) throws {
@@ -44,7 +51,9 @@ public struct App: Sendable, Hashable, Codable {
             ios: try container.decodeIfPresent(IOSApp.self, forKey: .ios),
             android: try container.decodeIfPresent(AndroidApp.self, forKey: .android),
             web: try container.decode(WebSettings.self, forKey: .web),
-            routes: try container.decodeIfPresent([Route].self, forKey: .routes) ?? [])
+            routes: try container.decodeIfPresent([Route].self, forKey: .routes) ?? [],
+            deferred: try container.decodeIfPresent(DeferredSettings.self, forKey: .deferred) ?? DeferredSettings(),
+            sdkKey: try container.decodeIfPresent(String.self, forKey: .sdkKey))
     }
 
     /// The first route whose pattern matches `path`, with the values of its placeholders.
@@ -65,12 +74,31 @@ public struct App: Sendable, Hashable, Codable {
         do { try ios?.validate() } catch { throw error.nested(under: "ios") }
         do { try android?.validate() } catch { throw error.nested(under: "android") }
         do { try web.validate() } catch { throw error.nested(under: "web") }
+        do { try deferred.validate() } catch { throw error.nested(under: "deferred") }
+        if let sdkKey, !Self.isSDKKey(sdkKey) {
+            throw .invalid("sdkKey", "an SDK key is 'fy_sdk_' followed by 16 to 64 letters, digits, '-' or '_'")
+        }
         var seen = Set<String>()
         for (index, route) in routes.enumerated() {
             do { try route.validate() } catch { throw error.nested(under: "routes[\(index)]") }
             guard seen.insert(route.pattern.description).inserted else {
                 throw .invalid("routes[\(index)].pattern", "the pattern \(route.pattern) appears twice")
             }
+        }
+    }
+
+    public static let sdkKeyPrefix = "fy_sdk_"
+
+    static func isSDKKey(_ text: String) -> Bool {
+        text.hasPrefix(sdkKeyPrefix) && DeferredToken.valid(String(text.dropFirst(sdkKeyPrefix.count))) != nil
+    }
+
+    /// Whether a click without a token may be matched by its signals, on this platform.
+    public func allowsProbabilisticMatching(on platform: Platform) -> Bool {
+        switch platform.family {
+        case .iOS: deferred.probabilisticIOS
+        case .android: deferred.probabilisticAndroid
+        default: false
         }
     }
 
@@ -287,5 +315,38 @@ public struct WebSettings: Sendable, Hashable, Codable {
 
     public func validate() throws(ValidationError) {
         try URLRules.checkWebURL(fallbackURL, field: "fallbackURL")
+    }
+}
+
+/// Deferred deep linking settings of an app.
+public struct DeferredSettings: Sendable, Hashable, Codable {
+    /// How long after a click an install can still be matched to it.
+    public var windowMinutes: Int
+    /// Match iOS installs without a token by their signals. Off by default: Apple's rules
+    /// forbid fingerprinting devices, so an app opts in knowingly.
+    public var probabilisticIOS: Bool
+    /// Match Android installs without a token (no install referrer, another store) by their signals.
+    public var probabilisticAndroid: Bool
+
+    public init(windowMinutes: Int = 60, probabilisticIOS: Bool = false, probabilisticAndroid: Bool = true) {
+        self.windowMinutes = windowMinutes
+        self.probabilisticIOS = probabilisticIOS
+        self.probabilisticAndroid = probabilisticAndroid
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            windowMinutes: try container.decodeIfPresent(Int.self, forKey: .windowMinutes) ?? 60,
+            probabilisticIOS: try container.decodeIfPresent(Bool.self, forKey: .probabilisticIOS) ?? false,
+            probabilisticAndroid: try container.decodeIfPresent(Bool.self, forKey: .probabilisticAndroid) ?? true)
+    }
+
+    public var window: TimeInterval { TimeInterval(windowMinutes * 60) }
+
+    public func validate() throws(ValidationError) {
+        guard (1...10_080).contains(windowMinutes) else {
+            throw .invalid("windowMinutes", "the matching window is 1 to 10,080 minutes (a week), not \(windowMinutes)")
+        }
     }
 }

@@ -57,7 +57,8 @@ struct APIController<Store: LinkStore> {
 
         api.get("apps") { _, _ in try APICoding.response(try await call { try await store.apps() }) }
         api.post("apps") { request, context in
-            let app = try await APICoding.decode(App.self, from: request, context: context)
+            var app = try await APICoding.decode(App.self, from: request, context: context)
+            if app.sdkKey == nil { app.sdkKey = SDKKeys.generate() }
             try validate { try app.validate() }
             if try await call({ try await store.app(id: app.id) }) != nil {
                 throw APIError(.conflict, "conflict", "an app '\(app.id)' exists; PUT /api/v1/apps/\(app.id) replaces it")
@@ -73,10 +74,12 @@ struct APIController<Store: LinkStore> {
         }
         api.put("apps/:id") { request, context in
             let id = try context.parameters.require("id")
-            let app = try await APICoding.decode(App.self, from: request, context: context)
+            var app = try await APICoding.decode(App.self, from: request, context: context)
             guard app.id == id else { throw APIError(.badRequest, "invalid", "the body's id '\(app.id)' is not the URL's '\(id)'", field: "id") }
+            guard let existing = try await call({ try await store.app(id: id) }) else { throw APIError.notFound("no app '\(id)'") }
+            // A body without an SDK key keeps the app's key; apps in the field send it.
+            if app.sdkKey == nil { app.sdkKey = existing.sdkKey ?? SDKKeys.generate() }
             try validate { try app.validate() }
-            guard try await call({ try await store.app(id: id) }) != nil else { throw APIError.notFound("no app '\(id)'") }
             try await call { try await store.save(app) }
             catalog.invalidateApp(id: id)
             return try APICoding.response(app)

@@ -10,6 +10,8 @@ public struct APIError: Error, HTTPResponseError, Sendable {
     public let code: String
     public let message: String
     public let field: String?
+    /// Seconds, for `429`'s `Retry-After`.
+    public var retryAfter: Int?
 
     public init(_ status: HTTPResponse.Status, _ code: String, _ message: String, field: String? = nil) {
         self.status = status
@@ -32,6 +34,7 @@ public struct APIError: Error, HTTPResponseError, Sendable {
         let body = body(allocator: ByteBufferAllocator()) ?? ByteBuffer()
         headers[.contentLength] = String(body.readableBytes)
         if status == .unauthorized { headers[.wwwAuthenticate] = "Bearer" }
+        if let retryAfter { headers[.retryAfter] = String(retryAfter) }
         return Response(status: status, headers: headers, body: .init(byteBuffer: body))
     }
 
@@ -39,6 +42,14 @@ public struct APIError: Error, HTTPResponseError, Sendable {
     static let revoked = APIError(.forbidden, "key_revoked", "this API key was revoked")
 
     static func notFound(_ what: String) -> APIError { APIError(.notFound, "not_found", what) }
+
+    static func gone(_ code: String) -> APIError { APIError(.gone, "gone", "the link '\(code)' expired or was disabled") }
+
+    static func tooManyRequests(retryAfter seconds: Int) -> APIError {
+        var error = APIError(.tooManyRequests, "rate_limited", "too many requests; try again in \(seconds) s")
+        error.retryAfter = seconds
+        return error
+    }
 
     static func invalid(_ error: ValidationError) -> APIError {
         APIError(.badRequest, "invalid", error.message, field: error.field)

@@ -37,6 +37,10 @@ public struct PublicSide<Store: LinkStore>: RouterMiddleware {
         guard let domain, let entry else {
             return try await next(request, context)
         }
+        if path == Self.beaconPath {
+            guard request.method == .post else { return Responses.text(.methodNotAllowed, "Method Not Allowed\n").response }
+            return await beacon(request).response
+        }
         guard request.method == .get || head else {
             return Responses.text(.methodNotAllowed, "Method Not Allowed\n").response
         }
@@ -51,7 +55,7 @@ public struct PublicSide<Store: LinkStore>: RouterMiddleware {
             if Self.isReserved(path) {
                 return Responses.page(.notFound, PageRenderer.notFound(strings: .english), head: head).response
             }
-            let code = Self.linkCode(path)
+            let code = LinkPaths.code(in: path)
             let stored = try await code.asyncMap { try await catalog.link(domain: domain.host, code: $0, app: entry) } ?? nil
             return answerLink(request.head, uri: request.uri, peer: context.remoteAddress?.ipAddress,
                               host: host, domain: domain, entry: entry, stored: stored).response
@@ -79,7 +83,7 @@ public struct PublicSide<Store: LinkStore>: RouterMiddleware {
         if let match = app.route(matching: target) {
             return Responses.redirect(match.route.webURL(parameters: match.parameters, app: app, path: target).absoluteString)
         }
-        if let code = Self.linkCode(target), let compiled = try await catalog.link(domain: domain.host, code: code, app: entry) {
+        if let code = LinkPaths.code(in: target), let compiled = try await catalog.link(domain: domain.host, code: code, app: entry) {
             return Responses.redirect(compiled.desktopURL)
         }
         return Responses.page(.notFound, PageRenderer.notFound(strings: .english), head: request.method == .head)
@@ -92,10 +96,10 @@ public struct PublicSide<Store: LinkStore>: RouterMiddleware {
         guard head.method == .get || head.method == .head else { return nil }
         let uri = URI(head.path ?? "/")
         let path = uri.path
-        guard !Self.belongsToRouter(path), !Self.isReserved(path), path != AASAGenerator.webFallbackPath,
+        guard !Self.belongsToRouter(path), !Self.isReserved(path),
               path != "/apple-app-site-association" else { return nil }
         let host = Self.hostWithoutPort(head.headerFields[.hostHeader] ?? head.authority ?? "")
-        guard let warm = catalog.warm(host: host, code: Self.linkCode(path)) else { return nil }
+        guard let warm = catalog.warm(host: host, code: LinkPaths.code(in: path)) else { return nil }
         return answerLink(head, uri: uri, peer: peer, host: host, domain: warm.domain, entry: warm.entry, stored: warm.link)
     }
 
@@ -125,21 +129,57 @@ public struct PublicSide<Store: LinkStore>: RouterMiddleware {
         let decision = decide(compiled, visitor: visitor, request: linkRequest)
         metrics.decided(decision.kind)
         if let compiled {
-            recorder.record(Visit(
-                at: now, domain: domain.host, code: compiled.link.code, path: path, visitor: visitor, decision: decision.kind,
-                referrerHost: fields[.referer].flatMap { URLComponents(string: $0)?.host?.lowercased() },
-                tags: compiled.link.tags, ipHash: hasher.hash(clientAddress.clientIP(peer: peer, headers: fields))))
+            let ipHash = hasher.hash(clientAddress.clientIP(peer: peer, headers: fields))
+            recorder.record(
+                Visit(at: now, domain: domain.host, code: compiled.link.code, path: path, visitor: visitor, decision: decision.kind,
+                      referrerHost: fields[.referer].flatMap { URLComponents(string: $0)?.host?.lowercased() },
+                      tags: compiled.link.tags, ipHash: ipHash),
+                intent: Self.intent(for: decision, request: linkRequest, compiled: compiled, visitor: visitor, ipHash: ipHash))
         }
         return Self.respond(decision, visitor: visitor, head: head.method == .head)
     }
 
-    /// The code in a short-link path (`/summer-sale` → `summer-sale`), if it could be one.
-    static func linkCode(_ path: String) -> String? {
-        let segments = path.split(separator: "/", omittingEmptySubsequences: true)
-        guard segments.count == 1 else { return nil }
-        let code = String(segments[0])
-        return Link.problem(withCode: code) == nil ? code : nil
+    /// The deferred intent a store-bound answer leaves: when its token travels with the answer,
+    /// or when the app lets installs on this platform be matched by their signals. (A direct
+    /// App Store redirect carries nothing, so it leaves one only in the second case.)
+    static func intent(for decision: Decision, request: LinkRequest, compiled: CompiledLink, visitor: Visitor, ipHash: String) -> DeferredIntent? {
+        let app = compiled.app
+        guard decision.kind.leadsTowardStore, let token = request.deferredToken,
+              decision.handsOut(token: token) || app.allowsProbabilisticMatching(on: visitor.platform) else { return nil }
+        let query = request.query.filter { !$0.name.hasPrefix(LinkRequest.reservedQueryPrefix) }
+        let path = query.isEmpty ? request.path : request.path + "?" + query.map { Escaping.percentEncode($0.name) + "=" + Escaping.percentEncode($0.value) }.joined(separator: "&")
+        return DeferredIntent(
+            token: token, appID: app.id, domain: request.domain.host, code: compiled.link.code, path: path,
+            signals: DeviceSignals(ipHash: ipHash, platform: visitor.platform, osVersion: visitor.osVersion, deviceModel: visitor.model,
+                                   languages: visitor.languages),
+            createdAt: request.now, expiresAt: request.now + app.deferred.window)
     }
+
+    /// `POST /_ferry/beacon`: what the preview page's script reports about the screen, time
+    /// zone and languages of a device that got a token. Always `204`; nonsense is ignored.
+    private func beacon(_ request: Request) async -> Answer {
+        let noContent = Answer(status: .noContent, headers: [.cacheControl: "no-store"], body: ByteBuffer())
+        guard let body = try? await request.body.collect(upTo: 4096),
+              let report = try? JSONDecoder().decode(BeaconReport.self, from: Data(buffer: body)),
+              let token = DeferredToken.valid(report.t) else { return noContent }
+        let screen = report.w.flatMap { width in report.h.map { (width, $0) } }
+            .flatMap { (1...10_000).contains($0.0) && (1...10_000).contains($0.1) ? Screen(width: $0.0, height: $0.1) : nil }
+        let timeZone = report.tz.flatMap { $0.utf8.count <= 64 && !$0.isEmpty ? $0 : nil }
+        let languages = (report.l ?? []).prefix(10).filter { (1...35).contains($0.utf8.count) }
+        recorder.record(VisitRecorder.SignalsUpdate(token: token, screen: screen, timeZone: timeZone, languages: Array(languages)))
+        return noContent
+    }
+
+    private struct BeaconReport: Decodable {
+        var t: String
+        var w: Int?
+        var h: Int?
+        var tz: String?
+        var l: [String]?
+    }
+
+    /// Where preview pages report device signals for their token.
+    static var beaconPath: String { AASAGenerator.excludedPrefix + "beacon" }
 
     static func belongsToRouter(_ path: String) -> Bool {
         routerPrefixes.contains { path.hasPrefix($0) }

@@ -7,12 +7,17 @@ import Foundation
 /// styles or fonts, one static inline script, every value escaped for where it goes.
 public enum PageRenderer {
     /// The only script a page carries. It reads its data from `data-` attributes (escaped like
-    /// any attribute), so it never changes and its hash can stand in the CSP.
+    /// any attribute), so it never changes and its hash can stand in the CSP. On a page that
+    /// hands out a deferred-intent token it reports the screen, time zone and languages to
+    /// `/_ferry/beacon`, for a probabilistic match should the token get lost.
     static let script = """
         (function(){var b=document.body,d=b.getAttribute("data-desktop");\
         if(d!==null&&!(navigator.maxTouchPoints>1)){location.replace(d);return}\
         var i=b.getAttribute("data-ipad");if(i!==null&&navigator.maxTouchPoints>1){location.replace(i);return}\
-        var g=document.getElementById("get");if(g){g.addEventListener("click",function(e){var c=g.getAttribute("data-copy");\
+        var g=document.getElementById("get");if(g){var t0=/[?&]ferry_token=([A-Za-z0-9_-]+)/.exec(g.getAttribute("data-copy")||"");\
+        if(t0&&navigator.sendBeacon){try{navigator.sendBeacon("/_ferry/beacon",JSON.stringify({t:t0[1],w:screen.width,h:screen.height,\
+        tz:Intl.DateTimeFormat().resolvedOptions().timeZone,l:navigator.languages||[navigator.language]}))}catch(x){}}\
+        g.addEventListener("click",function(e){var c=g.getAttribute("data-copy");\
         if(!c)return;e.preventDefault();var go=function(){location.href=g.href};\
         try{if(navigator.clipboard&&navigator.clipboard.writeText){navigator.clipboard.writeText(c).then(go,function(){fallback(c);go()});return}}catch(x){}\
         fallback(c);go()})}\

@@ -1,4 +1,5 @@
 import Crypto
+import FerryKit
 import FerryStore
 import Foundation
 
@@ -20,5 +21,12 @@ public enum APIKeys {
     public static func verify(_ secret: String, in store: some LinkStore) async throws(StoreError) -> APIKeyRecord? {
         guard secret.hasPrefix("fy_"), secret.utf8.count < 200, let record = try await store.apiKey(hash: hash(secret)), record.isActive else { return nil }
         return record
+    }
+}
+
+/// Public SDK keys of apps: `fy_sdk_` and 24 URL-safe random characters.
+public enum SDKKeys {
+    public static func generate() -> String {
+        App.sdkKeyPrefix + Tokens.random(bytes: 18)
     }
 }

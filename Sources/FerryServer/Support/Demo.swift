@@ -26,8 +26,10 @@ public enum Demo {
         Link(code: "web", domain: host, path: "/u/7", ios: PlatformBehaviour(whenAppMissing: .web), android: PlatformBehaviour(whenAppMissing: .web)),
     ]
 
-    /// Seeds the demo; running it again changes nothing.
+    /// Seeds the demo; running it again changes nothing (the app keeps its SDK key).
     public static func seed(_ store: some LinkStore) async throws(StoreError) {
+        var app = app
+        app.sdkKey = try await store.app(id: app.id)?.sdkKey ?? SDKKeys.generate()
         try await store.save(app)
         try await store.save(Domain(host: host, appID: app.id, alternateHost: alternateHost))
         for link in links where try await store.link(domain: host, code: link.code!) == nil {

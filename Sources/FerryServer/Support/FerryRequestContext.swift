@@ -1,3 +1,4 @@
+import FerryKit
 import FerryStore
 import Hummingbird
 import NIOCore
@@ -9,10 +10,16 @@ public struct FerryRequestContext: RequestContext, RemoteAddressRequestContext {
     public let remoteAddress: SocketAddress?
     /// The API key the request authenticated with (set by the API's auth middleware).
     public var apiKey: APIKeyRecord?
+    /// The app whose SDK key the request carried (set by the SDK API's middleware).
+    public var sdkApp: App?
+    /// The client's address, as the trusted-proxy rules give it (set by the SDK API's middleware).
+    public var clientIP: String?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress
         apiKey = nil
+        sdkApp = nil
+        clientIP = nil
     }
 }

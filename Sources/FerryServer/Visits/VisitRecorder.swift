@@ -20,8 +20,26 @@ public final class VisitRecorder<Store: LinkStore>: Service, Sendable {
         public var pending: Int
     }
 
+    /// What a preview page reported about the device that received a token.
+    public struct SignalsUpdate: Sendable, Hashable {
+        public var token: String
+        public var screen: Screen?
+        public var timeZone: String?
+        public var languages: [String]
+
+        public init(token: String, screen: Screen?, timeZone: String?, languages: [String]) {
+            self.token = token
+            self.screen = screen
+            self.timeZone = timeZone
+            self.languages = languages
+        }
+    }
+
     private struct Shard: Sendable {
         var buffer: [Visit] = []
+        /// Deferred intents of the visits in `buffer`, written right after them.
+        var intents: [DeferredIntent] = []
+        var updates: [SignalsUpdate] = []
         var queued = 0
         /// Refused because the shard was full.
         var dropped = 0
@@ -56,9 +74,10 @@ public final class VisitRecorder<Store: LinkStore>: Service, Sendable {
         self.shards = (0..<max(1, shards)).map { _ in NIOLockedValueBox(Shard()) }
     }
 
-    /// Queues a visit without waiting. `false` when the queue was full and the visit dropped.
+    /// Queues a visit, and the deferred intent it left, without waiting. `false` when the queue
+    /// was full and both were dropped.
     @discardableResult
-    public func record(_ visit: Visit) -> Bool {
+    public func record(_ visit: Visit, intent: DeferredIntent? = nil) -> Bool {
         let shard = shards[ThreadScratch.current.number % shards.count]
         let (accepted, full) = shard.withLockedValue { shard -> (Bool, Bool) in
             guard shard.buffer.count < shardCapacity else {
@@ -66,11 +85,20 @@ public final class VisitRecorder<Store: LinkStore>: Service, Sendable {
                 return (false, false)
             }
             shard.buffer.append(visit)
+            if let intent { shard.intents.append(intent) }
             shard.queued += 1
             return (true, shard.buffer.count == batchSize)
         }
         if full { ring() }
         return accepted
+    }
+
+    /// Queues signals for an intent; written after the intents queued before it. Dropped
+    /// silently when the queue is full (the token match does not need them).
+    public func record(_ update: SignalsUpdate) {
+        shards[ThreadScratch.current.number % shards.count].withLockedValue { shard in
+            if shard.updates.count < shardCapacity { shard.updates.append(update) }
+        }
     }
 
     public var counts: Counts {
@@ -128,18 +156,26 @@ public final class VisitRecorder<Store: LinkStore>: Service, Sendable {
     }
 
     /// Takes everything queued (a swap per shard, so requests wait on a lock only for that)
-    /// and writes it in batches.
+    /// and writes it in batches: visits, then the intents they left, then the signals pages
+    /// reported for those intents.
     private func writePending(all: Bool) async {
         repeat {
             var taken: [Visit] = []
+            var intents: [DeferredIntent] = []
+            var updates: [SignalsUpdate] = []
             for shard in shards {
-                taken += shard.withLockedValue { shard -> [Visit] in
+                let (visits, newIntents, newUpdates) = shard.withLockedValue { shard in
                     var emptied: [Visit] = []
                     emptied.reserveCapacity(min(batchSize, shardCapacity))
                     swap(&emptied, &shard.buffer)
-                    return emptied
+                    defer { shard.intents = []; shard.updates = [] }
+                    return (emptied, shard.intents, shard.updates)
                 }
+                taken += visits
+                intents += newIntents
+                updates += newUpdates
             }
+            await writeIntents(intents, updates: updates)
             guard !taken.isEmpty else { return }
             for start in stride(from: 0, to: taken.count, by: batchSize) {
                 let batch = Array(taken[start..<min(taken.count, start + batchSize)])
@@ -150,6 +186,23 @@ public final class VisitRecorder<Store: LinkStore>: Service, Sendable {
                 }
             }
         } while all || hasFullBatch
+    }
+
+    /// Intents go first: an install may ask for its token a moment after the click.
+    private func writeIntents(_ intents: [DeferredIntent], updates: [SignalsUpdate]) async {
+        for attempt in 1...3 {
+            do {
+                try await store.insert(intents)
+                for update in updates {
+                    try await store.updateSignals(token: update.token, screen: update.screen, timeZone: update.timeZone, languages: update.languages)
+                }
+                return
+            } catch {
+                logger.warning("writing \(intents.count) deferred intents failed (attempt \(attempt)): \(error)")
+                try? await Task.sleep(for: .milliseconds(100 * attempt))
+            }
+        }
+        logger.error("dropped \(intents.count) deferred intents and \(updates.count) signal reports after 3 failed writes")
     }
 
     /// Writes one batch, retrying. `false` when it gave up for now (three failures and
@@ -172,6 +225,26 @@ public final class VisitRecorder<Store: LinkStore>: Service, Sendable {
                     return true
                 }
             }
+        }
+    }
+}
+
+/// Deletes deferred intents once they expired, every few minutes, so the table holds only
+/// clicks that can still be matched.
+public struct IntentJanitor<Store: LinkStore>: Service {
+    let store: Store
+    let logger: Logger
+    var every: Duration = .seconds(300)
+
+    public func run() async throws {
+        while !Task.isShuttingDownGracefully, !Task.isCancelled {
+            do {
+                let purged = try await store.purgeIntents(expiredBefore: Date())
+                if purged > 0 { logger.debug("purged \(purged) expired deferred intents") }
+            } catch {
+                logger.warning("purging expired deferred intents failed: \(error)")
+            }
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: every) }
         }
     }
 }

@@ -74,5 +74,38 @@ enum SQLiteMigrations {
             "DROP INDEX visits_link",
             "CREATE INDEX visits_at ON visits(at)",
         ]),
+        // Deferred deep linking: what store-bound clicks leave for the app's first launch, and
+        // the installs and opens apps report.
+        (3, [
+            """
+            CREATE TABLE deferred_intents (
+                token TEXT PRIMARY KEY,
+                app_id TEXT NOT NULL,
+                ip_hash TEXT,
+                document TEXT NOT NULL CHECK (json_valid(document)),
+                created_at REAL NOT NULL,
+                expires_at REAL NOT NULL,
+                consumed_at REAL
+            ) STRICT
+            """,
+            "CREATE INDEX deferred_intents_match ON deferred_intents(app_id, ip_hash, expires_at)",
+            "CREATE INDEX deferred_intents_expiry ON deferred_intents(expires_at)",
+            """
+            CREATE TABLE app_events (
+                id INTEGER PRIMARY KEY,
+                at REAL NOT NULL,
+                app_id TEXT NOT NULL,
+                kind TEXT NOT NULL CHECK (kind IN ('install', 'open')),
+                platform TEXT NOT NULL,
+                match_type TEXT,
+                domain TEXT,
+                code TEXT,
+                campaign TEXT,
+                document TEXT NOT NULL CHECK (json_valid(document))
+            ) STRICT
+            """,
+            "CREATE INDEX app_events_app ON app_events(app_id, at)",
+            "CREATE INDEX apps_sdk_key ON apps(json_extract(document, '$.sdkKey'))",
+        ]),
     ]
 }

@@ -343,6 +343,100 @@ public final class SQLiteStore: LinkStore {
     }
 }
 
+// MARK: Deferred deep linking
+
+extension SQLiteStore {
+    public func app(sdkKey: String) async throws(StoreError) -> App? {
+        try await run {
+            try await self.connection.query("SELECT document FROM apps WHERE json_extract(document, '$.sdkKey') = ?", [.text(sdkKey)])
+                .first.map { try Documents.decode(App.self, $0) }
+        }
+    }
+
+    public func insert(_ intents: [DeferredIntent]) async throws(StoreError) {
+        guard !intents.isEmpty else { return }
+        let documents = try intents.map { intent throws(StoreError) in (intent, try Documents.encode(intent)) }
+        try await run {
+            try await self.transaction {
+                for (intent, document) in documents {
+                    _ = try await self.connection.query("""
+                        INSERT INTO deferred_intents (token, app_id, ip_hash, document, created_at, expires_at)
+                        VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (token) DO NOTHING
+                        """, [.text(intent.token), .text(intent.appID), intent.signals.ipHash.map { .text($0) } ?? .null, .text(document),
+                              .float(intent.createdAt.timeIntervalSince1970), .float(intent.expiresAt.timeIntervalSince1970)])
+                }
+            }
+        }
+    }
+
+    public func updateSignals(token: String, screen: Screen?, timeZone: String?, languages: [String]) async throws(StoreError) {
+        try await run {
+            guard let row = try await self.connection.query(
+                "SELECT document FROM deferred_intents WHERE token = ? AND consumed_at IS NULL", [.text(token)]).first else { return }
+            var intent = try Documents.decode(DeferredIntent.self, row)
+            intent.signals.merge(screen: screen, timeZone: timeZone, languages: languages)
+            _ = try await self.connection.query("UPDATE deferred_intents SET document = ? WHERE token = ? AND consumed_at IS NULL",
+                                                [.text(try Documents.encode(intent)), .text(token)])
+        }
+    }
+
+    public func consumeIntent(token: String, appID: String, at date: Date) async throws(StoreError) -> DeferredIntent? {
+        let now = date.timeIntervalSince1970
+        return try await run {
+            // One statement: of two installs racing for the token, one updates the row, the other finds it consumed.
+            try await self.connection.query("""
+                UPDATE deferred_intents SET consumed_at = ?
+                WHERE token = ? AND app_id = ? AND consumed_at IS NULL AND created_at <= ? AND expires_at > ?
+                RETURNING document
+                """, [.float(now), .text(token), .text(appID), .float(now), .float(now)]).first.map { try Documents.decode(DeferredIntent.self, $0) }
+        }
+    }
+
+    public func intentCandidates(appID: String, ipHash: String, at date: Date) async throws(StoreError) -> [DeferredIntent] {
+        let now = date.timeIntervalSince1970
+        return try await run {
+            try await self.connection.query("""
+                SELECT document FROM deferred_intents
+                WHERE app_id = ? AND ip_hash = ? AND expires_at > ? AND created_at <= ? AND consumed_at IS NULL
+                ORDER BY created_at LIMIT 100
+                """, [.text(appID), .text(ipHash), .float(now), .float(now)]).map { try Documents.decode(DeferredIntent.self, $0) }
+        }
+    }
+
+    @discardableResult
+    public func purgeIntents(expiredBefore date: Date) async throws(StoreError) -> Int {
+        try await run {
+            try await self.connection.query("DELETE FROM deferred_intents WHERE expires_at < ? RETURNING token",
+                                            [.float(date.timeIntervalSince1970)]).count
+        }
+    }
+
+    public func record(events: [AppEvent]) async throws(StoreError) {
+        guard !events.isEmpty else { return }
+        let documents = try events.map { event throws(StoreError) in (event, try Documents.encode(event)) }
+        try await run {
+            try await self.transaction {
+                for (event, document) in documents {
+                    _ = try await self.connection.query("""
+                        INSERT INTO app_events (at, app_id, kind, platform, match_type, domain, code, campaign, document)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """, [.float(event.at.timeIntervalSince1970), .text(event.appID), .text(event.kind.rawValue),
+                              .text(event.platform.rawValue), event.matchType.map { .text($0.rawValue) } ?? .null,
+                              event.domain.map { .text($0) } ?? .null, event.code.map { .text($0) } ?? .null,
+                              event.tags.effectiveCampaign.map { .text($0) } ?? .null, .text(document)])
+                }
+            }
+        }
+    }
+
+    public func appEvents(appID: String) async throws(StoreError) -> [AppEvent] {
+        try await run {
+            try await self.connection.query("SELECT document FROM app_events WHERE app_id = ? ORDER BY id", [.text(appID)])
+                .map { try Documents.decode(AppEvent.self, $0) }
+        }
+    }
+}
+
 /// Apps and links are stored as JSON documents (with indexed columns beside them for queries).
 enum Documents {
     static let encoder: JSONEncoder = {
