@@ -129,3 +129,36 @@ public struct UserDefaultsLaunchMemory: LaunchMemory {
         nonmutating set { UserDefaults.standard.set(newValue, forKey: key) }
     }
 }
+
+/// Remembers for the life of the process only: for tests and previews, or for an app that
+/// keeps its own record of the first launch.
+public final class InMemoryLaunchMemory: LaunchMemory, @unchecked Sendable {
+    private let lock = NSLock()
+    private var checked: Bool
+
+    public init(deferredLinkChecked: Bool = false) {
+        checked = deferredLinkChecked
+    }
+
+    public var deferredLinkChecked: Bool {
+        get { lock.withLock { checked } }
+        set { lock.withLock { checked = newValue } }
+    }
+}
+
+/// Device facts given up front: for tests and previews.
+public struct FixedDeviceFacts: DeviceFacts {
+    public var osVersion: Version?
+    public var model: String?
+    public var screen: Screen?
+    public var languages: [String]
+    public var timeZone: String?
+
+    public init(osVersion: Version? = nil, model: String? = nil, screen: Screen? = nil, languages: [String] = [], timeZone: String? = nil) {
+        self.osVersion = osVersion
+        self.model = model
+        self.screen = screen
+        self.languages = languages
+        self.timeZone = timeZone
+    }
+}

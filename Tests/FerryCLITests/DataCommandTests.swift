@@ -14,7 +14,10 @@ import Testing
     @Test func scriptingAppsDomainsAndLinks() throws {
         let db = database()
         let appFile = try runner.temporaryFile(Self.app)
-        #expect(try runner.ferry("app", "create", "--file", appFile, "--database", db).output == "saved app acme\n")
+        let saved = try runner.ferry("app", "create", "--file", appFile, "--database", db).output
+        #expect(saved.hasPrefix("saved app acme (SDK key fy_sdk_"), "a new app gets an SDK key")
+        let key = try #require(saved.firstMatch(of: /fy_sdk_[A-Za-z0-9_-]+/)?.0)
+        #expect(try runner.ferry("app", "create", "--file", appFile, "--database", db).output.contains(key), "replacing it keeps the key")
         #expect(try runner.ferry("domain", "add", "go.acme.example", "--app", "acme", "--alternate", "open.acme.example", "--database", db).status == 0)
         let created = try runner.ferry("link", "create", "--domain", "go.acme.example", "--path", "/u/42", "--code", "ada",
                                        "--title", "Ada", "--campaign", "spring", "--database", db)

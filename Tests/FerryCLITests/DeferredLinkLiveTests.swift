@@ -26,22 +26,8 @@ import FoundationNetworking
         var contents: String? { lock.withLock { text } }
     }
 
-    final class Memory: LaunchMemory, @unchecked Sendable {
-        private let lock = NSLock()
-        private var checked = false
-        var deferredLinkChecked: Bool {
-            get { lock.withLock { checked } }
-            set { lock.withLock { checked = newValue } }
-        }
-    }
-
-    struct Device: DeviceFacts {
-        var osVersion: Version? = Version(17, 4)
-        var model: String? = "iPhone15,2"
-        var screen: Screen? = Screen(width: 393, height: 852)
-        var languages: [String] = ["en-US"]
-        var timeZone: String? = "Europe/London"
-    }
+    static let device = FixedDeviceFacts(osVersion: Version(17, 4), model: "iPhone15,2", screen: Screen(width: 393, height: 852),
+                                         languages: ["en-US"], timeZone: "Europe/London")
 
     /// The demo app as `ferry app show demo --json` prints it: its SDK key and route table.
     func demoApp(of server: ServeLiveTests.Server) throws -> App {
@@ -57,13 +43,13 @@ import FoundationNetworking
     }
 
     func client(_ server: ServeLiveTests.Server, app: App, platform: Platform, pasteboard: any Pasteboard = FakePasteboard(nil),
-                memory: any LaunchMemory = Memory()) -> FerryClient {
+                memory: any LaunchMemory = InMemoryLaunchMemory()) -> FerryClient {
         FerryClient(
             configuration: FerryConfiguration(
                 serverURL: URL(string: "http://127.0.0.1:\(server.port)")!, sdkKey: app.sdkKey ?? "",
                 linkDomains: ["go.demo.ferry.test", "open.demo.ferry.test"], customSchemes: ["ferrydemo"], routes: app.routes,
                 appVersion: Version(1, 0), platform: platform),
-            pasteboard: pasteboard, device: Device(), memory: memory)
+            pasteboard: pasteboard, device: Self.device, memory: memory)
     }
 
     @Test func iPhoneTokenFromTheClipboardOpensTheLinkOnFirstLaunchOnce() async throws {
@@ -78,7 +64,7 @@ import FoundationNetworking
 
         // First launch after the install: the SDK finds the URL on the pasteboard.
         let pasteboard = FakePasteboard(copied)
-        let memory = Memory()
+        let memory = InMemoryLaunchMemory()
         let app = client(server, app: demo, platform: .iOS, pasteboard: pasteboard, memory: memory)
         let opened = Locked(false)
         #expect(demo.sdkKey?.hasPrefix("fy_sdk_") == true)

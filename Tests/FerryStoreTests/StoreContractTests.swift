@@ -174,6 +174,76 @@ import FerryKit
         }
     }
 
+    static func intent(_ token: String, ip: String = "ip-1", createdAt: Date, minutes: Double = 60) -> DeferredIntent {
+        DeferredIntent(token: token, appID: "acme", domain: "go.acme.example", code: "abc", path: "/abc",
+                       signals: DeviceSignals(ipHash: ip, platform: .iOS, osVersion: Version(17, 4)),
+                       createdAt: createdAt, expiresAt: createdAt + minutes * 60)
+    }
+
+    @Test(arguments: Kind.allCases)
+    func deferredIntentsAreConsumedOnceAndExpire(_ kind: Kind) async throws {
+        try await using(kind) { store in
+            let now = Date(timeIntervalSince1970: 1_800_000_000)
+            let first = Self.intent("tokenAAAAAAAAAAAAAAAAA", createdAt: now - 60)
+            try await store.insert([first, Self.intent("tokenBBBBBBBBBBBBBBBBBB", createdAt: now - 120),
+                                    Self.intent("tokenCCCCCCCCCCCCCCCCCC", ip: "ip-2", createdAt: now - 60),
+                                    Self.intent("tokenOLDOLDOLDOLDOLDOLD", createdAt: now - 7200)])
+            try await store.insert([Self.intent("tokenAAAAAAAAAAAAAAAAA", ip: "other", createdAt: now)])  // a stored token stays as it is
+            #expect(try await store.intentCandidates(appID: "acme", ipHash: "ip-1", at: now).map(\.token)
+                    == ["tokenBBBBBBBBBBBBBBBBBB", "tokenAAAAAAAAAAAAAAAAA"], "live ones at this address, oldest first")
+            try await store.updateSignals(token: "tokenAAAAAAAAAAAAAAAAA", screen: Screen(width: 852, height: 393), timeZone: "Europe/London",
+                                          languages: ["en-GB"])
+            try await store.updateSignals(token: "tokenUNKNOWNUNKNOWNUNKN", screen: nil, timeZone: "UTC", languages: [])
+            #expect(try await store.consumeIntent(token: "tokenAAAAAAAAAAAAAAAAA", appID: "other-app", at: now) == nil, "another app's token")
+            var expected = first
+            expected.signals.merge(screen: Screen(width: 393, height: 852), timeZone: "Europe/London", languages: ["en-gb"])
+            #expect(try await store.consumeIntent(token: "tokenAAAAAAAAAAAAAAAAA", appID: "acme", at: now) == expected)
+            #expect(try await store.consumeIntent(token: "tokenAAAAAAAAAAAAAAAAA", appID: "acme", at: now) == nil, "consumed once")
+            #expect(try await store.consumeIntent(token: "tokenOLDOLDOLDOLDOLDOLD", appID: "acme", at: now) == nil, "expired")
+            #expect(try await store.intentCandidates(appID: "acme", ipHash: "ip-1", at: now).map(\.token) == ["tokenBBBBBBBBBBBBBBBBBB"])
+            #expect(try await store.purgeIntents(expiredBefore: now) == 1)
+            #expect(try await store.purgeIntents(expiredBefore: now) == 0)
+        }
+    }
+
+    @Test(arguments: Kind.allCases)
+    func twoInstallsRacingForOneTokenGetItOnce(_ kind: Kind) async throws {
+        try await using(kind) { store in
+            let now = Date(timeIntervalSince1970: 1_800_000_000)
+            try await store.insert([Self.intent("tokenRACERACERACERACERA", createdAt: now - 10)])
+            let winners = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<8 {
+                    group.addTask { try await store.consumeIntent(token: "tokenRACERACERACERACERA", appID: "acme", at: now) == nil ? 0 : 1 }
+                }
+                return try await group.reduce(0, +)
+            }
+            #expect(winners == 1)
+        }
+    }
+
+    @Test(arguments: Kind.allCases)
+    func appEventsAndSDKKeys(_ kind: Kind) async throws {
+        try await using(kind) { store in
+            var app = Self.app
+            app.sdkKey = "fy_sdk_AbCdEfGhIjKlMnOpQrStUv"
+            try await store.save(app)
+            #expect(try await store.app(sdkKey: "fy_sdk_AbCdEfGhIjKlMnOpQrStUv")?.id == "acme")
+            #expect(try await store.app(sdkKey: "fy_sdk_nope") == nil)
+            let link = ResolvedLink(link: Link(code: "abc", domain: "go.acme.example", path: "/u/1", tags: LinkTags(campaign: "spring")),
+                                    app: app, platform: .iOS, appVersion: nil)
+            let events = [
+                AppEvent(at: Date(timeIntervalSince1970: 1_800_000_000), appID: "acme", kind: .install, platform: .iOS, appVersion: Version(1, 2),
+                         matchType: .deterministic, confidence: 1, link: link, ipHash: "h"),
+                AppEvent(at: Date(timeIntervalSince1970: 1_800_000_060), appID: "acme", kind: .open, platform: .android, appVersion: nil,
+                         link: nil, ipHash: "h"),
+            ]
+            try await store.record(events: events)
+            try await store.record(events: [])
+            #expect(try await store.appEvents(appID: "acme") == events)
+            #expect(try await store.appEvents(appID: "other").isEmpty)
+        }
+    }
+
     @Test func sqliteSurvivesReopening() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-reopen-\(UUID().uuidString)/ferry.sqlite").path
         let first = try await SQLiteStore.open(path: path)
