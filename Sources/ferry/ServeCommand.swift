@@ -85,6 +85,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "trace, debug, info, notice, warning, error or critical. Environment: FERRY_LOG_LEVEL.")
     var logLevel: String?
 
+    @Option(help: "SDK API requests a minute from one address (also the burst). Environment: FERRY_SDK_RATE_PER_IP. Default: 60.")
+    var sdkRatePerIP: Int?
+
+    @Option(help: "SDK API requests a minute with one app's SDK key. Environment: FERRY_SDK_RATE_PER_KEY. Default: 60000.")
+    var sdkRatePerKey: Int?
+
     @Flag(help: "Seed a demo app, domain (go.demo.ferry.test) and links.")
     var demo = false
 
@@ -98,6 +104,8 @@ struct ServeCommand: AsyncParsableCommand {
         if !trustedProxies.isEmpty { flags["ferry.trustedProxies"] = ConfigValue(.stringArray(trustedProxies), isSecret: false) }
         if let logLevel { flags["ferry.logLevel"] = ConfigValue(.string(logLevel), isSecret: false) }
         if let publicURL { flags["ferry.publicURL"] = ConfigValue(.string(publicURL), isSecret: false) }
+        if let sdkRatePerIP { flags["ferry.sdkRatePerIP"] = ConfigValue(.int(sdkRatePerIP), isSecret: false) }
+        if let sdkRatePerKey { flags["ferry.sdkRatePerKey"] = ConfigValue(.int(sdkRatePerKey), isSecret: false) }
         return ConfigReader(providers: [
             InMemoryProvider(name: "flags", values: flags),
             EnvironmentVariablesProvider(secretsSpecifier: .specific(["FERRY_SECRET"])),
@@ -116,6 +124,12 @@ struct ServeCommand: AsyncParsableCommand {
         let port = config.int(forKey: "ferry.port", default: 8080)
         guard (0...65535).contains(port) else {
             printError("error: '\(port)' is not a port")
+            throw ExitCodes.badInput
+        }
+        let ratePerIP = config.int(forKey: "ferry.sdkRatePerIP", default: 60)
+        let ratePerKey = config.int(forKey: "ferry.sdkRatePerKey", default: 60_000)
+        guard ratePerIP > 0, ratePerKey > 0 else {
+            printError("error: SDK rate limits are requests a minute, at least 1")
             throw ExitCodes.badInput
         }
         let proxies = config.stringArray(forKey: "ferry.trustedProxies", default: [])
@@ -141,7 +155,7 @@ struct ServeCommand: AsyncParsableCommand {
         let settings = ServerSettings(
             host: config.string(forKey: "ferry.host", default: "127.0.0.1"), port: port,
             secret: try config.string(forKey: "ferry.secret", isSecret: true) ?? Self.storedSecret(beside: databasePath),
-            trustedProxies: proxies, publicURL: publicURL)
+            trustedProxies: proxies, publicURL: publicURL, sdkRequestsPerMinutePerIP: ratePerIP, sdkRequestsPerMinutePerKey: ratePerKey)
         if demo {
             try await Demo.seed(store)
             logger.info("demo seeded: try http://\(settings.host):\(settings.port)/hello with Host: \(Demo.host)")

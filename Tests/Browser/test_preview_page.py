@@ -1,4 +1,8 @@
 """The preview page in a real browser, as an iPhone and an Android phone see it."""
+import json
+import sqlite3
+import time
+
 import pytest
 from selenium.common.exceptions import NoAlertPresentException
 from selenium.webdriver.common.by import By
@@ -38,6 +42,28 @@ def test_get_the_app_copies_the_token_url_and_goes_to_the_store(iphone, server):
         "const done = arguments[arguments.length - 1];"
         "navigator.clipboard.readText().then(done, error => done('error: ' + error));")
     assert clipboard == copied
+
+
+def test_the_page_reports_screen_zone_and_languages_for_its_token(iphone, server):
+    # What a probabilistic match compares if the token gets lost: the page sends it with
+    # navigator.sendBeacon, and it reaches the click's deferred intent in the database.
+    iphone.execute_cdp_cmd("Emulation.setTimezoneOverride", {"timezoneId": "Europe/Berlin"})
+    iphone.get(f"http://go.demo.ferry.test:{server['port']}/hello")
+    token = iphone.find_element(By.ID, "get").get_attribute("data-copy").split("ferry_token=")[1]
+    signals = None
+    for _ in range(50):
+        with sqlite3.connect(server["database"]) as db:
+            row = db.execute("SELECT document FROM deferred_intents WHERE token = ?", (token,)).fetchone()
+        signals = json.loads(row[0])["signals"] if row else None
+        if signals and "screen" in signals:
+            break
+        time.sleep(0.1)
+    assert signals is not None, "the click left a deferred intent"
+    assert signals["screen"] == {"width": 390, "height": 844}
+    assert signals["timeZone"] == "Europe/Berlin"
+    assert signals["languages"] and all(language == language.lower() for language in signals["languages"])
+    assert signals["platform"] == "ios"
+    assert console_errors(iphone) == []
 
 
 def test_android_in_app_browser_gets_an_intent_button(android, server):

@@ -67,6 +67,8 @@ import Testing
         #expect(badLevel.status == 2 && badLevel.error.contains("log level"))
         let badPort = try runner.ferry("serve", "--port", "70000", "--database", database())
         #expect(badPort.status == 2 && badPort.error.contains("port"))
+        let badRate = try runner.ferry("serve", "--sdk-rate-per-ip", "0", "--database", database())
+        #expect(badRate.status == 2 && badRate.error.contains("SDK rate limits"))
     }
 
     @Test func apiKeysAreListedWithoutSecretsAndRevoked() throws {

@@ -92,7 +92,17 @@ public enum Destination: String, Sendable, Hashable, Codable, CaseIterable {
     case expiredFallback = "expired-fallback"
 
     /// Every destination is also a decision kind of the same name.
-    var kind: DecisionKind { DecisionKind(rawValue: rawValue)! }
+    var kind: DecisionKind {
+        switch self {
+        case .web: .web
+        case .desktop: .desktop
+        case .appStore: .appStore
+        case .playStore: .playStore
+        case .androidStore: .androidStore
+        case .androidIntent: .androidIntent
+        case .expiredFallback: .expiredFallback
+        }
+    }
 }
 
 /// A decision's label for metrics and visit records.

@@ -127,11 +127,12 @@ public struct PublicSide<Store: LinkStore>: RouterMiddleware {
         let visitor = VisitorClassifier.shared.classify(headers)
         let linkRequest = LinkRequest(domain: domain, host: host, path: path, query: query, now: now, deferredToken: Tokens.random())
         let decision = decide(compiled, visitor: visitor, request: linkRequest)
-        metrics.decided(decision.kind)
+        let kind = decision.kind
+        metrics.decided(kind)
         if let compiled {
             let ipHash = hasher.hash(clientAddress.clientIP(peer: peer, headers: fields))
             recorder.record(
-                Visit(at: now, domain: domain.host, code: compiled.link.code, path: path, visitor: visitor, decision: decision.kind,
+                Visit(at: now, domain: domain.host, code: compiled.link.code, path: path, visitor: visitor, decision: kind,
                       referrerHost: fields[.referer].flatMap { URLComponents(string: $0)?.host?.lowercased() },
                       tags: compiled.link.tags, ipHash: ipHash),
                 intent: Self.intent(for: decision, request: linkRequest, compiled: compiled, visitor: visitor, ipHash: ipHash))
@@ -143,9 +144,9 @@ public struct PublicSide<Store: LinkStore>: RouterMiddleware {
     /// or when the app lets installs on this platform be matched by their signals. (A direct
     /// App Store redirect carries nothing, so it leaves one only in the second case.)
     static func intent(for decision: Decision, request: LinkRequest, compiled: CompiledLink, visitor: Visitor, ipHash: String) -> DeferredIntent? {
-        let app = compiled.app
         guard decision.kind.leadsTowardStore, let token = request.deferredToken,
-              decision.handsOut(token: token) || app.allowsProbabilisticMatching(on: visitor.platform) else { return nil }
+              decision.handsOut(token: token) || compiled.app.allowsProbabilisticMatching(on: visitor.platform) else { return nil }
+        let app = compiled.app
         let query = request.query.filter { !$0.name.hasPrefix(LinkRequest.reservedQueryPrefix) }
         let path = query.isEmpty ? request.path : request.path + "?" + query.map { Escaping.percentEncode($0.name) + "=" + Escaping.percentEncode($0.value) }.joined(separator: "&")
         return DeferredIntent(

@@ -19,8 +19,11 @@ public final class ServerMetrics: Sendable {
     }
 
     func decided(_ kind: DecisionKind) {
-        decisions[DecisionKind.allCases.firstIndex(of: kind)!].wrappingIncrement(ordering: .relaxed)
+        decisions[Self.kinds.firstIndex(of: kind)!].wrappingIncrement(ordering: .relaxed)
     }
+
+    /// `allCases` builds a new array on every access; this one is built once.
+    private static let kinds = DecisionKind.allCases
 
     /// Link requests answered by ``LinkFastPath``.
     public var fastPathCount: Int { fromMemory.load(ordering: .relaxed) }
