@@ -232,9 +232,10 @@ public final class FerryClient: Sendable {
             token = found
             fromPasteboard = true
         }
+        let screen = await device.screen
         let report = InstallReport(
             platform: configuration.platform, appVersion: configuration.appVersion, osVersion: device.osVersion,
-            deviceModel: device.model, screen: device.screen, languages: device.languages, timeZone: device.timeZone,
+            deviceModel: device.model, screen: screen, languages: device.languages, timeZone: device.timeZone,
             token: token, installReferrer: installReferrer)
         var request = URLRequest(url: endpoint("install"))
         request.httpMethod = "POST"

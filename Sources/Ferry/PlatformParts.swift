@@ -70,8 +70,8 @@ public protocol DeviceFacts: Sendable {
     var osVersion: Version? { get }
     /// The hardware model (`iPhone15,2`).
     var model: String? { get }
-    /// The screen in points, portrait.
-    var screen: Screen? { get }
+    /// The screen in points, portrait (async: on iOS it is read on the main actor).
+    var screen: Screen? { get async }
     /// Preferred languages (`en-GB`), most preferred first.
     var languages: [String] { get }
     var timeZone: String? { get }
@@ -95,14 +95,16 @@ public struct SystemDeviceFacts: DeviceFacts {
     }
 
     public var screen: Screen? {
-        #if canImport(UIKit) && os(iOS)
-        return MainActor.assumeIsolated {
-            let bounds = UIScreen.main.bounds
-            return Screen(width: Int(bounds.width), height: Int(bounds.height))
+        get async {
+            #if canImport(UIKit) && os(iOS)
+            return await MainActor.run {
+                let bounds = UIScreen.main.bounds
+                return Screen(width: Int(bounds.width), height: Int(bounds.height))
+            }
+            #else
+            return nil
+            #endif
         }
-        #else
-        return nil
-        #endif
     }
 
     public var languages: [String] { Locale.preferredLanguages }

@@ -4,6 +4,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import Logging
 import Testing
 @testable import FerryServer
 
@@ -63,6 +64,32 @@ import Testing
             #expect(Int(limited.headers[.retryAfter] ?? "") ?? 0 >= 1)
             #expect(String(buffer: limited.body).contains(#""code":"rate_limited""#))
         }
+    }
+
+    @Test func requestsAreRateLimitedPerKey() async throws {
+        try await withSDK(settings: ServerSettings(secret: "s", sdkRequestsPerMinutePerIP: 1000, sdkRequestsPerMinutePerKey: 2)) { _, client in
+            var statuses: [HTTPResponse.Status] = []
+            for _ in 0..<3 {
+                statuses.append(try await client.execute(uri: "/sdk/v1/links/spring", method: .get, headers: [.ferrySDKKey: Self.key]).status)
+            }
+            #expect(statuses == [.ok, .ok, .tooManyRequests])
+        }
+    }
+
+    @Test func expiredIntentsArePurgedInTheBackground() async throws {
+        let store = MemoryStore()
+        let past = Date() - 7200
+        try await store.insert([DeferredIntent(token: "tokenEXPIREDEXPIREDEXP", appID: "acme", domain: "go.acme.example", code: nil, path: "/u/1",
+                                               signals: DeviceSignals(ipHash: "h", platform: .iOS), createdAt: past, expiresAt: past + 3600)])
+        let janitor = IntentJanitor(store: store, logger: Logger(label: "test"), every: .milliseconds(20))
+        let stored = { try await store.intentCandidates(appID: "acme", ipHash: "h", at: past + 10).count }
+        #expect(try await stored() == 1)
+        let task = Task { try await janitor.run() }
+        for _ in 0..<100 where try await stored() > 0 {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        task.cancel()
+        #expect(try await stored() == 0, "gone from the store")
     }
 
     @Test func aPreviewPageTokenIsMatchedOnceDeterministically() async throws {
