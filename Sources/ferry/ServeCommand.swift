@@ -9,17 +9,29 @@ import Logging
 
 /// Settings shared by every command that opens the database.
 struct StoreOptions: ParsableArguments {
-    @Option(help: "SQLite database file. Environment: FERRY_DATABASE.")
+    @Option(help: "SQLite database file, or a postgres://user:password@host:5432/database URL. Environment: FERRY_DATABASE.")
     var database: String?
 
-    var databasePath: String {
-        let flags: [AbsoluteConfigKey: ConfigValue] = database.map { ["ferry.database": ConfigValue(.string($0), isSecret: false)] } ?? [:]
+    @Option(help: "PostgreSQL connections per node. Environment: FERRY_DATABASE_POOL_SIZE. Default: 20.")
+    var databasePoolSize: Int?
+
+    @Option(help: "Seconds a PostgreSQL statement may run. Environment: FERRY_DATABASE_TIMEOUT. Default: 10.")
+    var databaseTimeout: Int?
+
+    private var reader: ConfigReader {
+        var flags: [AbsoluteConfigKey: ConfigValue] = [:]
+        if let database { flags["ferry.database"] = ConfigValue(.string(database), isSecret: false) }
+        if let databasePoolSize { flags["ferry.databasePoolSize"] = ConfigValue(.int(databasePoolSize), isSecret: false) }
+        if let databaseTimeout { flags["ferry.databaseTimeout"] = ConfigValue(.int(databaseTimeout), isSecret: false) }
         return ConfigReader(providers: [InMemoryProvider(name: "flags", values: flags), EnvironmentVariablesProvider()])
-            .string(forKey: "ferry.database", default: "ferry-data/ferry.sqlite")
+    }
+
+    var databasePath: String {
+        reader.string(forKey: "ferry.database", default: "ferry-data/ferry.sqlite")
     }
 
     /// Opens the store, runs `body`, and closes the store however `body` ends.
-    func withStore<T>(_ body: (SQLiteStore) async throws -> T) async throws -> T {
+    func withStore<T>(_ body: (any LinkStore) async throws -> T) async throws -> T {
         let store = try await openStore()
         do {
             let result = try await body(store)
@@ -35,9 +47,16 @@ struct StoreOptions: ParsableArguments {
         }
     }
 
-    func openStore() async throws -> SQLiteStore {
+    func openStore() async throws -> any LinkStore {
+        let reader = reader
+        let poolSize = reader.int(forKey: "ferry.databasePoolSize", default: 20)
+        let timeout = reader.int(forKey: "ferry.databaseTimeout", default: 10)
+        guard (1...1000).contains(poolSize), (1...3600).contains(timeout) else {
+            printError("error: the database pool size is 1 to 1000 connections and the timeout 1 to 3600 seconds")
+            throw ExitCodes.badInput
+        }
         do {
-            return try await SQLiteStore.open(path: databasePath)
+            return try await Stores.open(databasePath, postgres: .init(poolSize: poolSize, statementTimeout: .seconds(timeout)))
         } catch {
             printError("error: \(error.message)")
             throw ExitCodes.badInput
@@ -135,13 +154,13 @@ struct ServeCommand: AsyncParsableCommand {
         let proxies = config.stringArray(forKey: "ferry.trustedProxies", default: [])
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         let databasePath = storeOptions.databasePath
-        let store: SQLiteStore
-        do {
-            store = try await SQLiteStore.open(path: databasePath)
-        } catch {
-            printError("error: \(error.message)")
+        let configuredSecret = try config.string(forKey: "ferry.secret", isSecret: true)
+        if Stores.isPostgres(databasePath), configuredSecret == nil {
+            // Every node must hash IPs with the same key, or no visitor is counted once.
+            printError("error: with PostgreSQL, give every node the same --secret (FERRY_SECRET)")
             throw ExitCodes.badInput
         }
+        let store = try await storeOptions.openStore()
         var publicURL: URL?
         if let text = config.string(forKey: "ferry.publicURL") {
             do {
@@ -154,7 +173,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let settings = ServerSettings(
             host: config.string(forKey: "ferry.host", default: "127.0.0.1"), port: port,
-            secret: try config.string(forKey: "ferry.secret", isSecret: true) ?? Self.storedSecret(beside: databasePath),
+            secret: try configuredSecret ?? Self.storedSecret(beside: databasePath),
             trustedProxies: proxies, publicURL: publicURL, sdkRequestsPerMinutePerIP: ratePerIP, sdkRequestsPerMinutePerKey: ratePerKey)
         if demo {
             try await Demo.seed(store)
@@ -170,17 +189,21 @@ struct ServeCommand: AsyncParsableCommand {
                 """)
             output.flush()
         }
-        let services = FerryServices(store: store, settings: settings, logger: logger)
-        let application = buildApplication(services)
         do {
-            try await application.runService()
+            try await Self.serve(store, settings: settings, logger: logger)
         } catch {
             await store.close()
             throw error
         }
+        await store.close()
+    }
+
+    /// Runs the server on `store` until a graceful stop.
+    static func serve<Store: LinkStore>(_ store: Store, settings: ServerSettings, logger: Logger) async throws {
+        let services = FerryServices(store: store, settings: settings, logger: logger)
+        try await buildApplication(services).runService()
         let counts = services.recorder.counts
         logger.info("stopped: \(counts.written) visits written, \(counts.dropped) dropped")
-        await store.close()
     }
 
     /// A secret generated on first start and kept (mode 600) beside the database.

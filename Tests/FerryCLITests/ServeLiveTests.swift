@@ -26,15 +26,17 @@ import FoundationNetworking
     static let android = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36"
     static let desktop = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36"
 
-    func start() async throws -> Server {
+    /// `ferry serve --demo` on a fresh SQLite file, or on `database` (a PostgreSQL URL).
+    func start(database given: String? = nil) async throws -> Server {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-live-\(UUID().uuidString)")
-        let database = folder.appendingPathComponent("ferry.sqlite").path
+        let database = given ?? folder.appendingPathComponent("ferry.sqlite").path
         let port = Int.random(in: 20_000...40_000)
         let process = Process()
         process.executableURL = FerryCommandTests.executable
         // The port and log level come from the environment, the rest from flags: both paths of the settings.
         process.arguments = ["serve", "--demo", "--database", database]
-        process.environment = ProcessInfo.processInfo.environment.merging(["FERRY_PORT": String(port), "FERRY_LOG_LEVEL": "warning"]) { $1 }
+        process.environment = ProcessInfo.processInfo.environment.merging(
+            ["FERRY_PORT": String(port), "FERRY_LOG_LEVEL": "warning", "FERRY_SECRET": "live-test-secret-live-test-secret"]) { $1 }
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output
@@ -72,8 +74,28 @@ import FoundationNetworking
         return server.process.terminationStatus
     }
 
-    @Test func servesLinksAndWritesEveryVisitBeforeExiting() async throws {
-        let server = try await start()
+    /// Where a live server keeps its data: SQLite always; PostgreSQL when the run has a
+    /// cluster (`FERRY_TEST_POSTGRES_URL`, set by `.ci/run` through scripts/with-postgres).
+    enum Database: String, CaseIterable, Sendable {
+        case sqlite, postgres
+
+        static var available: [Database] {
+            allCases.filter { $0 == .sqlite || postgresURL != nil }
+        }
+
+        static let postgresURL = ProcessInfo.processInfo.environment["FERRY_TEST_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
+
+        /// A fresh location: `nil` for a new SQLite file, else a new database in the cluster.
+        func location() async throws -> String? {
+            guard self == .postgres, let url = Self.postgresURL else { return nil }
+            return try await PostgresStore.createDatabase(
+                named: "ferry_live_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased(), besides: url)
+        }
+    }
+
+    @Test(arguments: Database.available)
+    func servesLinksAndWritesEveryVisitBeforeExiting(_ database: Database) async throws {
+        let server = try await start(database: try await database.location())
         var linkRequests = 0
         let (page, iPhone) = try await get(server, "/hello", userAgent: Self.iPhone)
         linkRequests += 1
@@ -106,7 +128,7 @@ import FoundationNetworking
         #expect(answered == 200)
 
         #expect(await stop(server) == 0, "a graceful stop exits 0")
-        let store = try await SQLiteStore.open(path: server.database)
+        let store = try await Stores.open(server.database)
         let visits = try await store.visitCount()
         await store.close()
         #expect(visits == linkRequests, "every answered link request is a visit in the database")

@@ -6,8 +6,15 @@ import FerryKit
 /// The store contract, one suite for every implementation (STYLE.md: Shlink's way).
 @Suite struct StoreContractTests {
     enum Kind: String, CaseIterable, Sendable {
-        case memory, sqliteMemory = "sqlite (in memory)", sqliteFile = "sqlite (file)"
+        case memory, sqliteMemory = "sqlite (in memory)", sqliteFile = "sqlite (file)", postgres
+
+        /// PostgreSQL only when `FERRY_TEST_POSTGRES_URL` names a server (`.ci/run` starts one).
+        static var available: [Kind] {
+            allCases.filter { $0 != .postgres || postgresURL != nil }
+        }
     }
+
+    static let postgresURL = ProcessInfo.processInfo.environment["FERRY_TEST_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
 
     static func makeStore(_ kind: Kind) async throws -> any LinkStore {
         switch kind {
@@ -16,6 +23,10 @@ import FerryKit
         case .sqliteFile:
             try await SQLiteStore.open(path: FileManager.default.temporaryDirectory
                 .appendingPathComponent("ferry-contract-\(UUID().uuidString)/ferry.sqlite").path)
+        case .postgres:
+            // A database of its own for every test, in the run's throwaway cluster.
+            try await PostgresStore.open(url: try await PostgresStore.createDatabase(
+                named: "ferry_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased(), besides: postgresURL!))
         }
     }
 
@@ -56,7 +67,7 @@ import FerryKit
         }
     }
 
-    @Test(arguments: Kind.allCases)
+    @Test(arguments: Kind.available)
     func appsRoundTrip(_ kind: Kind) async throws {
         try await using(kind) { store in
             #expect(try await store.app(id: "acme") == Self.app)
@@ -68,7 +79,7 @@ import FerryKit
         }
     }
 
-    @Test(arguments: Kind.allCases)
+    @Test(arguments: Kind.available)
     func domainsByEitherHost(_ kind: Kind) async throws {
         try await using(kind) { store in
             #expect(try await store.domain(host: "GO.acme.example")?.host == "go.acme.example")
@@ -86,7 +97,7 @@ import FerryKit
         }
     }
 
-    @Test(arguments: Kind.allCases)
+    @Test(arguments: Kind.available)
     func linkCodesAreUniquePerDomainAndBulkIsAllOrNothing(_ kind: Kind) async throws {
         try await using(kind) { store in
             await expectError(\.isConflict) { try await store.insert(Link(code: "abc", domain: "go.acme.example", path: "/u/2")) }
@@ -108,7 +119,7 @@ import FerryKit
         }
     }
 
-    @Test(arguments: Kind.allCases)
+    @Test(arguments: Kind.available)
     func linkUpdatesAndQueries(_ kind: Kind) async throws {
         try await using(kind) { store in
             var link = try #require(try await store.link(domain: "go.acme.example", code: "abc"))
@@ -128,7 +139,7 @@ import FerryKit
         }
     }
 
-    @Test(arguments: Kind.allCases)
+    @Test(arguments: Kind.available)
     func deletesCascade(_ kind: Kind) async throws {
         try await using(kind) { store in
             try await store.deleteLink(domain: "go.acme.example", code: "abc")
@@ -144,7 +155,7 @@ import FerryKit
         }
     }
 
-    @Test(arguments: Kind.allCases)
+    @Test(arguments: Kind.available)
     func apiKeysAreKeptByHash(_ kind: Kind) async throws {
         try await using(kind, seeded: false) { store in
             let key = APIKeyRecord(id: "k1", name: "ci", hash: String(repeating: "a", count: 64), createdAt: Date(timeIntervalSince1970: 1000))
@@ -158,7 +169,7 @@ import FerryKit
         }
     }
 
-    @Test(arguments: Kind.allCases)
+    @Test(arguments: Kind.available)
     func visitsAreAppended(_ kind: Kind) async throws {
         try await using(kind) { store in
             let visitor = VisitorClassifier.shared.classify(userAgent: "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1")
@@ -180,7 +191,7 @@ import FerryKit
                        createdAt: createdAt, expiresAt: createdAt + minutes * 60)
     }
 
-    @Test(arguments: Kind.allCases)
+    @Test(arguments: Kind.available)
     func deferredIntentsAreConsumedOnceAndExpire(_ kind: Kind) async throws {
         try await using(kind) { store in
             let now = Date(timeIntervalSince1970: 1_800_000_000)
@@ -206,7 +217,7 @@ import FerryKit
         }
     }
 
-    @Test(arguments: Kind.allCases)
+    @Test(arguments: Kind.available)
     func twoInstallsRacingForOneTokenGetItOnce(_ kind: Kind) async throws {
         try await using(kind) { store in
             let now = Date(timeIntervalSince1970: 1_800_000_000)
@@ -221,7 +232,7 @@ import FerryKit
         }
     }
 
-    @Test(arguments: Kind.allCases)
+    @Test(arguments: Kind.available)
     func appEventsAndSDKKeys(_ kind: Kind) async throws {
         try await using(kind) { store in
             var app = Self.app

@@ -1,0 +1,103 @@
+/// PostgreSQL schema, as numbered migrations applied in order, each once, in one transaction
+/// under an advisory lock (several nodes may start at once). Never edit a migration that has
+/// shipped; add the next number.
+enum PostgresMigrations {
+    static let all: [(version: Int, statements: [String])] = [
+        (1, [
+            """
+            CREATE TABLE apps (
+                id TEXT PRIMARY KEY CHECK (length(id) BETWEEN 1 AND 64),
+                document JSONB NOT NULL,
+                created_at TIMESTAMPTZ NOT NULL,
+                updated_at TIMESTAMPTZ NOT NULL
+            )
+            """,
+            "CREATE UNIQUE INDEX apps_sdk_key ON apps ((document->>'sdkKey'))",
+            """
+            CREATE TABLE domains (
+                host TEXT PRIMARY KEY CHECK (host = lower(host)),
+                app_id TEXT NOT NULL REFERENCES apps(id) ON DELETE CASCADE,
+                alternate_host TEXT UNIQUE CHECK (alternate_host IS NULL OR (alternate_host = lower(alternate_host) AND alternate_host <> host)),
+                created_at TIMESTAMPTZ NOT NULL
+            )
+            """,
+            "CREATE INDEX domains_app ON domains(app_id)",
+            """
+            CREATE TABLE links (
+                domain TEXT NOT NULL REFERENCES domains(host) ON DELETE CASCADE,
+                code TEXT NOT NULL CHECK (length(code) BETWEEN 1 AND 64),
+                document JSONB NOT NULL,
+                campaign TEXT,
+                created_at TIMESTAMPTZ NOT NULL,
+                updated_at TIMESTAMPTZ NOT NULL,
+                sequence BIGSERIAL NOT NULL,
+                PRIMARY KEY (domain, code)
+            )
+            """,
+            "CREATE INDEX links_campaign ON links(campaign)",
+            "CREATE INDEX links_newest ON links(created_at DESC, sequence DESC)",
+            """
+            CREATE TABLE api_keys (
+                id TEXT PRIMARY KEY,
+                name TEXT NOT NULL,
+                hash TEXT NOT NULL UNIQUE,
+                created_at TIMESTAMPTZ NOT NULL,
+                revoked_at TIMESTAMPTZ
+            )
+            """,
+            """
+            CREATE TABLE visits (
+                id BIGSERIAL PRIMARY KEY,
+                at TIMESTAMPTZ NOT NULL,
+                domain TEXT NOT NULL,
+                code TEXT,
+                path TEXT NOT NULL,
+                platform TEXT NOT NULL,
+                os_version TEXT,
+                device TEXT NOT NULL,
+                browser TEXT NOT NULL,
+                in_app TEXT,
+                bot TEXT NOT NULL,
+                decision TEXT NOT NULL,
+                referrer_host TEXT,
+                ref TEXT,
+                campaign TEXT,
+                channel TEXT,
+                utm_source TEXT,
+                utm_medium TEXT,
+                utm_campaign TEXT,
+                ip_hash TEXT NOT NULL
+            )
+            """,
+            "CREATE INDEX visits_at ON visits(at)",
+            """
+            CREATE TABLE deferred_intents (
+                token TEXT PRIMARY KEY,
+                app_id TEXT NOT NULL,
+                ip_hash TEXT,
+                document JSONB NOT NULL,
+                created_at TIMESTAMPTZ NOT NULL,
+                expires_at TIMESTAMPTZ NOT NULL,
+                consumed_at TIMESTAMPTZ
+            )
+            """,
+            "CREATE INDEX deferred_intents_match ON deferred_intents(app_id, ip_hash, expires_at)",
+            "CREATE INDEX deferred_intents_expiry ON deferred_intents(expires_at)",
+            """
+            CREATE TABLE app_events (
+                id BIGSERIAL PRIMARY KEY,
+                at TIMESTAMPTZ NOT NULL,
+                app_id TEXT NOT NULL,
+                kind TEXT NOT NULL CHECK (kind IN ('install', 'open')),
+                platform TEXT NOT NULL,
+                match_type TEXT,
+                domain TEXT,
+                code TEXT,
+                campaign TEXT,
+                document JSONB NOT NULL
+            )
+            """,
+            "CREATE INDEX app_events_app ON app_events(app_id, at)",
+        ]),
+    ]
+}
