@@ -4,6 +4,7 @@ import Foundation
 import Hummingbird
 import HummingbirdCore
 import Logging
+import ServiceLifecycle
 
 /// How a Ferry server runs.
 public struct ServerSettings: Sendable {
@@ -48,7 +49,9 @@ public struct FerryServices<Store: LinkStore>: Sendable {
         self.store = store
         self.settings = settings
         self.logger = logger
-        catalog = Catalog(store: store)
+        // Nodes sharing a database re-read cached entries sooner: a missed notification
+        // cannot leave one stale for long.
+        catalog = Catalog(store: store, lifetime: store is any SharedStore ? 15 : 60)
         self.recorder = recorder ?? VisitRecorder(store: store, logger: logger)
         metrics = ServerMetrics()
         sdkLimiter = RateLimiter(
@@ -125,11 +128,18 @@ public func buildApplication<Store: LinkStore>(_ services: FerryServices<Store>)
     let fastPath = HTTP1Channel.Configuration(additionalChannelHandlers: [
         LinkFastPath(publicSide: publicSide, metrics: services.metrics, serverName: serverName)
     ])
+    var background: [any Service] = [services.recorder, IntentJanitor(store: services.store, logger: services.logger)]
+    if let shared = services.store as? any SharedStore {
+        let catalog = services.catalog
+        background.append(CatalogSync(store: shared, logger: services.logger) { change in
+            if let change { catalog.apply(change) } else { catalog.invalidateAll() }
+        })
+    }
     return Application(
         router: builder,
         server: .http1(configuration: fastPath),
         configuration: .init(address: .hostname(services.settings.host, port: services.settings.port), serverName: serverName),
-        services: [services.recorder, IntentJanitor(store: services.store, logger: services.logger)],
+        services: background,
         logger: services.logger)
 }
 

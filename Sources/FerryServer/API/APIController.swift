@@ -64,7 +64,7 @@ struct APIController<Store: LinkStore> {
                 throw APIError(.conflict, "conflict", "an app '\(app.id)' exists; PUT /api/v1/apps/\(app.id) replaces it")
             }
             try await call { try await store.save(app) }
-            catalog.invalidateApp(id: app.id)
+            await changed(.app(id: app.id))
             return try APICoding.response(app, status: .created)
         }
         api.get("apps/:id") { _, context in
@@ -81,14 +81,13 @@ struct APIController<Store: LinkStore> {
             if app.sdkKey == nil { app.sdkKey = existing.sdkKey ?? SDKKeys.generate() }
             try validate { try app.validate() }
             try await call { try await store.save(app) }
-            catalog.invalidateApp(id: id)
+            await changed(.app(id: id))
             return try APICoding.response(app)
         }
         api.delete("apps/:id") { _, context in
             let id = try context.parameters.require("id")
             try await onResource { try await store.deleteApp(id: id) }
-            catalog.invalidateApp(id: id)
-            catalog.invalidateDomains()
+            await changed(.app(id: id), .domains)
             return Response(status: .noContent)
         }
 
@@ -102,7 +101,7 @@ struct APIController<Store: LinkStore> {
                 throw APIError(.conflict, "conflict", "\(domain.host) is already a domain")
             }
             try await call { try await store.save(domain) }
-            catalog.invalidateDomains()
+            await changed(.domains)
             return try APICoding.response(domain, status: .created)
         }
         api.get("domains/:host") { _, context in
@@ -119,15 +118,13 @@ struct APIController<Store: LinkStore> {
             try validate { try domain.validate() }
             guard try await call({ try await store.domain(host: host) })?.host == host else { throw APIError.notFound("no domain '\(host)'") }
             try await call { try await store.save(domain) }
-            catalog.invalidateDomains()
-            catalog.invalidateLinks(domain: host)
+            await changed(.domains, .links(domain: host))
             return try APICoding.response(domain)
         }
         api.delete("domains/:host") { _, context in
             let host = try context.parameters.require("host")
             try await onResource { try await store.deleteDomain(host: host) }
-            catalog.invalidateDomains()
-            catalog.invalidateLinks(domain: host)
+            await changed(.domains, .links(domain: host))
             return Response(status: .noContent)
         }
 
@@ -170,13 +167,13 @@ struct APIController<Store: LinkStore> {
             }
             link.code = code
             try await onResource { try await store.update(link) }
-            catalog.invalidateLink(domain: domain, code: code)
+            await changed(.link(domain: domain, code: code))
             return try APICoding.response(link)
         }
         api.delete("links/:domain/:code") { _, context in
             let (domain, code) = (try context.parameters.require("domain"), try context.parameters.require("code"))
             try await onResource { try await store.deleteLink(domain: domain, code: code) }
-            catalog.invalidateLink(domain: domain, code: code)
+            await changed(.link(domain: domain, code: code))
             return Response(status: .noContent)
         }
     }
@@ -211,8 +208,22 @@ struct APIController<Store: LinkStore> {
         } catch {
             throw APIError.from(error)
         }
-        for link in prepared { catalog.invalidateLink(domain: link.domain, code: link.code!) }
+        for link in prepared { await changed(.link(domain: link.domain, code: link.code!)) }
         return prepared
+    }
+
+    /// Forgets what the change touched here at once, and tells the other nodes.
+    private func changed(_ changes: StoreChange...) async {
+        for change in changes {
+            catalog.apply(change)
+            if let shared = store as? any SharedStore {
+                do {
+                    try await shared.announce(change)
+                } catch {
+                    services.logger.warning("other nodes were not told of \(change.payload): \(error); they see it within \(Int(catalog.lifetime)) s")
+                }
+            }
+        }
     }
 
     private func validate(_ body: () throws -> Void) throws {

@@ -94,9 +94,14 @@ struct SDKController<Store: LinkStore> {
         if let token = report.deferredToken {
             var intent = try await call { try await store.consumeIntent(token: token, appID: app.id, at: now) }
             if intent == nil {
-                // The click may have been answered a moment ago and still be in the queue.
+                // The click may have been answered a moment ago and still be in a queue: this
+                // node's (written now) or another node's (written within its interval).
                 await services.recorder.flush()
-                intent = try await call { try await store.consumeIntent(token: token, appID: app.id, at: now) }
+                for attempt in 0..<(store is any SharedStore ? 10 : 1) {
+                    if attempt > 0 { try await Task.sleep(for: .milliseconds(100)) }
+                    intent = try await call { try await store.consumeIntent(token: token, appID: app.id, at: now) }
+                    if intent != nil { break }
+                }
             }
             if let intent, let link = try await resolve(intent, app: app, report: report, now: now) {
                 answer = InstallAnswer(matchType: .deterministic, confidence: 1, link: link)

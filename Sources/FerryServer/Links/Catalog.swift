@@ -81,7 +81,7 @@ public final class Catalog<Store: LinkStore>: Sendable {
     /// does not become a flood of queries.
     private let negativeLifetime: TimeInterval
     /// Entries are re-checked against the store after this long (several nodes share a store).
-    private let lifetime: TimeInterval
+    let lifetime: TimeInterval
     private let maximumLinksPerShard: Int
 
     public init(store: Store, lifetime: TimeInterval = 60, negativeLifetime: TimeInterval = 5, maximumLinks: Int = 200_000) {
@@ -185,6 +185,23 @@ public final class Catalog<Store: LinkStore>: Sendable {
         for shard in linkShards {
             shard.withLockedValue { links in links = links.filter { !$0.key.hasPrefix(prefix) } }
         }
+    }
+
+    /// Forgets what a change (here or on another node) touched.
+    public func apply(_ change: StoreChange) {
+        switch change {
+        case .link(let domain, let code): invalidateLink(domain: domain, code: code)
+        case .links(let domain): invalidateLinks(domain: domain)
+        case .app(let id): invalidateApp(id: id)
+        case .domains: invalidateDomains()
+        }
+    }
+
+    /// Forgets everything: after notifications may have been missed.
+    public func invalidateAll() {
+        hosts.withLockedValue { $0 = Hosts() }
+        generation.wrappingIncrement(ordering: .releasing)
+        for shard in linkShards { shard.withLockedValue { $0.removeAll() } }
     }
 
     public func invalidateDomains() {

@@ -10,7 +10,7 @@ import PostgresNIO
 /// ```swift
 /// let store = try await PostgresStore.open(url: "postgres://ferry:secret@db.internal/ferry")
 /// ```
-public final class PostgresStore: LinkStore {
+public final class PostgresStore: SharedStore {
     /// How a deployment reaches its database.
     public struct Settings: Sendable {
         /// Connections per node.
@@ -97,6 +97,34 @@ public final class PostgresStore: LinkStore {
         guard var url = URLComponents(string: text), url.password != nil else { return text }
         url.password = "…"
         return url.string ?? text
+    }
+
+    // MARK: Changes between nodes
+
+    static let changeChannel = "ferry_changes"
+
+    public func announce(_ change: StoreChange) async throws(StoreError) {
+        try await execute("SELECT pg_notify(\(Self.changeChannel), \(change.payload))")
+    }
+
+    public func changes() -> AsyncThrowingStream<StoreChange, any Error> {
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: StoreChange.self)
+        let client = client
+        let listener = Task {
+            do {
+                // One pooled connection stays on LISTEN for as long as the stream is read.
+                try await client.withConnection { connection in
+                    for try await notification in try await connection.listen(Self.changeChannel) {
+                        if let change = StoreChange(payload: notification.payload) { continuation.yield(change) }
+                    }
+                }
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: Self.storeError(error))
+            }
+        }
+        continuation.onTermination = { _ in listener.cancel() }
+        return stream
     }
 
     // MARK: Running queries
