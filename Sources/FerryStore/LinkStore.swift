@@ -70,6 +70,24 @@ extension LinkStore {
     public func insert(_ link: Link) async throws(StoreError) {
         try await insert([link])
     }
+
+    /// Validates links against their domain's app and encodes them, for a store to write.
+    func prepared(_ links: [Link]) async throws(StoreError) -> [String] {
+        var apps: [String: App?] = [:]
+        var documents: [String] = []
+        for link in links {
+            guard link.code != nil else { throw .invalid("code: a stored link needs a code") }
+            if apps[link.domain] == nil {
+                guard let domain = try await domain(host: link.domain), domain.host == link.domain else {
+                    throw .notFound("no domain '\(link.domain)'")
+                }
+                apps[link.domain] = try await app(id: domain.appID)
+            }
+            do { try link.validate(for: apps[link.domain] ?? nil) } catch { throw .invalid(error.description) }
+            documents.append(try Documents.encode(link))
+        }
+        return documents
+    }
 }
 
 /// Which links to list, newest first.

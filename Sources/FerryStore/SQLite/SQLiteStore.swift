@@ -241,23 +241,6 @@ public final class SQLiteStore: LinkStore {
                             missing: "no link '\(code)' on \(domain)")
     }
 
-    /// Validates links against their domain's app and encodes them.
-    private func prepared(_ links: [Link]) async throws(StoreError) -> [String] {
-        var apps: [String: App?] = [:]
-        var documents: [String] = []
-        for link in links {
-            guard link.code != nil else { throw .invalid("code: a stored link needs a code") }
-            if apps[link.domain] == nil {
-                guard let domain = try await domain(host: link.domain), domain.host == link.domain else {
-                    throw .notFound("no domain '\(link.domain)'")
-                }
-                apps[link.domain] = try await app(id: domain.appID)
-            }
-            do { try link.validate(for: apps[link.domain] ?? nil) } catch { throw .invalid(error.description) }
-            documents.append(try Documents.encode(link))
-        }
-        return documents
-    }
 
     // MARK: API keys
 
