@@ -21,9 +21,12 @@ public struct ServerSettings: Sendable {
     /// as a burst).
     public var sdkRequestsPerMinutePerIP: Int
     public var sdkRequestsPerMinutePerKey: Int
+    /// Seconds a node serves a cached link, domain or app before reading it again; `nil` for
+    /// 60 on a store of its own, 15 on one shared by several nodes.
+    public var cacheLifetime: TimeInterval?
 
     public init(host: String = "127.0.0.1", port: Int = 8080, secret: String, trustedProxies: [String] = [], publicURL: URL? = nil,
-                sdkRequestsPerMinutePerIP: Int = 60, sdkRequestsPerMinutePerKey: Int = 60_000) {
+                sdkRequestsPerMinutePerIP: Int = 60, sdkRequestsPerMinutePerKey: Int = 60_000, cacheLifetime: TimeInterval? = nil) {
         self.host = host
         self.port = port
         self.secret = secret
@@ -31,6 +34,7 @@ public struct ServerSettings: Sendable {
         self.publicURL = publicURL ?? URL(string: "http://\(host.contains(":") ? "[\(host)]" : host):\(port)")!
         self.sdkRequestsPerMinutePerIP = sdkRequestsPerMinutePerIP
         self.sdkRequestsPerMinutePerKey = sdkRequestsPerMinutePerKey
+        self.cacheLifetime = cacheLifetime
     }
 }
 
@@ -51,7 +55,7 @@ public struct FerryServices<Store: LinkStore>: Sendable {
         self.logger = logger
         // Nodes sharing a database re-read cached entries sooner: a missed notification
         // cannot leave one stale for long.
-        catalog = Catalog(store: store, lifetime: store is any SharedStore ? 15 : 60)
+        catalog = Catalog(store: store, lifetime: settings.cacheLifetime ?? (store is any SharedStore ? 15 : 60))
         self.recorder = recorder ?? VisitRecorder(store: store, logger: logger)
         metrics = ServerMetrics()
         sdkLimiter = RateLimiter(
@@ -132,7 +136,7 @@ public func buildApplication<Store: LinkStore>(_ services: FerryServices<Store>)
     if let shared = services.store as? any SharedStore {
         let catalog = services.catalog
         background.append(CatalogSync(store: shared, logger: services.logger) { change in
-            if let change { catalog.apply(change) } else { catalog.invalidateAll() }
+            if let change { catalog.apply(change) } else { catalog.expireAll() }
         })
     }
     return Application(
@@ -155,7 +159,7 @@ struct HealthController<Store: LinkStore> {
         routes.get("healthz") { _, _ in Responses.text(.ok, "ok\n").response }
         routes.get("readyz") { _, _ in
             do {
-                _ = try await services.store.domains(appID: "-")
+                _ = try await withTimeout(.seconds(2)) { [store = services.store] in try await store.domains(appID: "-") }
                 return Responses.text(.ok, "ready\n").response
             } catch {
                 return Responses.text(.serviceUnavailable, "not ready: \(error)\n").response

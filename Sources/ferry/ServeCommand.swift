@@ -110,6 +110,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "SDK API requests a minute with one app's SDK key. Environment: FERRY_SDK_RATE_PER_KEY. Default: 60000.")
     var sdkRatePerKey: Int?
 
+    @Option(help: "Seconds a cached link, domain or app is served before it is read again (also while the database is away). Environment: FERRY_CACHE_SECONDS. Default: 60, or 15 on PostgreSQL.")
+    var cacheSeconds: Int?
+
     @Flag(help: "Seed a demo app, domain (go.demo.ferry.test) and links.")
     var demo = false
 
@@ -125,6 +128,7 @@ struct ServeCommand: AsyncParsableCommand {
         if let publicURL { flags["ferry.publicURL"] = ConfigValue(.string(publicURL), isSecret: false) }
         if let sdkRatePerIP { flags["ferry.sdkRatePerIP"] = ConfigValue(.int(sdkRatePerIP), isSecret: false) }
         if let sdkRatePerKey { flags["ferry.sdkRatePerKey"] = ConfigValue(.int(sdkRatePerKey), isSecret: false) }
+        if let cacheSeconds { flags["ferry.cacheSeconds"] = ConfigValue(.int(cacheSeconds), isSecret: false) }
         return ConfigReader(providers: [
             InMemoryProvider(name: "flags", values: flags),
             EnvironmentVariablesProvider(secretsSpecifier: .specific(["FERRY_SECRET"])),
@@ -151,6 +155,11 @@ struct ServeCommand: AsyncParsableCommand {
             printError("error: SDK rate limits are requests a minute, at least 1")
             throw ExitCodes.badInput
         }
+        let cacheSeconds = config.int(forKey: "ferry.cacheSeconds")
+        if let cacheSeconds, !(1...86_400).contains(cacheSeconds) {
+            printError("error: the cache lifetime is 1 to 86,400 seconds")
+            throw ExitCodes.badInput
+        }
         let proxies = config.stringArray(forKey: "ferry.trustedProxies", default: [])
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         let databasePath = storeOptions.databasePath
@@ -174,7 +183,8 @@ struct ServeCommand: AsyncParsableCommand {
         let settings = ServerSettings(
             host: config.string(forKey: "ferry.host", default: "127.0.0.1"), port: port,
             secret: try configuredSecret ?? Self.storedSecret(beside: databasePath),
-            trustedProxies: proxies, publicURL: publicURL, sdkRequestsPerMinutePerIP: ratePerIP, sdkRequestsPerMinutePerKey: ratePerKey)
+            trustedProxies: proxies, publicURL: publicURL, sdkRequestsPerMinutePerIP: ratePerIP, sdkRequestsPerMinutePerKey: ratePerKey,
+            cacheLifetime: cacheSeconds.map(TimeInterval.init))
         if demo {
             try await Demo.seed(store)
             logger.info("demo seeded: try http://\(settings.host):\(settings.port)/hello with Host: \(Demo.host)")

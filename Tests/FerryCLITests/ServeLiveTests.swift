@@ -27,7 +27,7 @@ import FoundationNetworking
     static let desktop = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36"
 
     /// `ferry serve --demo` on a fresh SQLite file, or on `database` (a PostgreSQL URL).
-    func start(database given: String? = nil) async throws -> Server {
+    func start(database given: String? = nil, environment extra: [String: String] = [:]) async throws -> Server {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-live-\(UUID().uuidString)")
         let database = given ?? folder.appendingPathComponent("ferry.sqlite").path
         let port = Int.random(in: 20_000...40_000)
@@ -36,7 +36,8 @@ import FoundationNetworking
         // The port and log level come from the environment, the rest from flags: both paths of the settings.
         process.arguments = ["serve", "--demo", "--database", database]
         process.environment = ProcessInfo.processInfo.environment.merging(
-            ["FERRY_PORT": String(port), "FERRY_LOG_LEVEL": "warning", "FERRY_SECRET": "live-test-secret-live-test-secret"]) { $1 }
+            ["FERRY_PORT": String(port), "FERRY_LOG_LEVEL": "warning", "FERRY_SECRET": "live-test-secret-live-test-secret"]
+                .merging(extra) { $1 }) { $1 }
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output

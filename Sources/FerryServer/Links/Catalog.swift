@@ -32,6 +32,8 @@ struct WarmHost {
 /// click does no database read. Writes through the API call the `invalidate` methods, so a
 /// change takes effect on the next request.
 ///
+/// When the store cannot be reached, expired entries keep being served until it answers again.
+///
 /// Clicks arrive on every event loop at once, so the links are spread over several locks by
 /// key, and each thread remembers the last host it served until an invalidation or expiry.
 public final class Catalog<Store: LinkStore>: Sendable {
@@ -58,8 +60,11 @@ public final class Catalog<Store: LinkStore>: Sendable {
             return .known(cached.value)
         }
 
+        /// Apps generated before this are read again (see ``Catalog/expireAll(now:)``).
+        var appsExpiredBefore = Date.distantPast
+
         func app(id: String, now: Date, lifetime: TimeInterval) -> Lookup<AppEntry> {
-            guard let entry = apps[id], entry.generatedAt + lifetime > now else { return .unknown }
+            guard let entry = apps[id], entry.generatedAt + lifetime > now, entry.generatedAt > appsExpiredBefore else { return .unknown }
             return .known(entry)
         }
     }
@@ -94,7 +99,14 @@ public final class Catalog<Store: LinkStore>: Sendable {
     public func domain(host: String, now: Date = Date()) async throws(StoreError) -> Domain? {
         let host = host.lowercased()
         if case .known(let domain) = hosts.withLockedValue({ $0.domain(host: host, now: now) }) { return domain }
-        let domain = try await store.domain(host: host)
+        let domain: Domain?
+        do {
+            domain = try await fetch(stale: hosts.withLockedValue { $0.domains[host] } != nil) { [store] in try await store.domain(host: host) }
+        } catch {
+            // The database is away: what was known keeps being served.
+            if let stale = hosts.withLockedValue({ $0.domains[host] }) { return stale.value }
+            throw error
+        }
         hosts.withLockedValue { $0.domains[host] = Cached(value: domain, expires: now + (domain == nil ? negativeLifetime : lifetime)) }
         generation.wrappingIncrement(ordering: .releasing)
         return domain
@@ -102,7 +114,14 @@ public final class Catalog<Store: LinkStore>: Sendable {
 
     public func app(id: String, now: Date = Date()) async throws(StoreError) -> AppEntry? {
         if case .known(let entry?) = hosts.withLockedValue({ $0.app(id: id, now: now, lifetime: lifetime) }) { return entry }
-        guard let app = try await store.app(id: id) else { return nil }
+        let stored: App?
+        do {
+            stored = try await fetch(stale: hosts.withLockedValue { $0.apps[id] } != nil) { [store] in try await store.app(id: id) }
+        } catch {
+            if let stale = hosts.withLockedValue({ $0.apps[id] }) { return stale }
+            throw error
+        }
+        guard let app = stored else { return nil }
         let fresh = Self.entry(for: app, at: now)
         // When two requests fetched it at once, the first entry stays: links are compiled
         // against one generation of the app.
@@ -119,13 +138,39 @@ public final class Catalog<Store: LinkStore>: Sendable {
     public func link(domain: String, code: String, app: AppEntry, now: Date = Date()) async throws(StoreError) -> CompiledLink? {
         let key = domain + "/" + code
         if case .known(let compiled) = cachedLink(key: key, app: app, now: now) { return compiled }
-        let compiled = try await store.link(domain: domain, code: code).map { CompiledLink($0, app: app.app) }
+        let compiled: CompiledLink?
+        do {
+            let stored = try await fetch(stale: shard(key).withLockedValue { $0[key] } != nil) { [store] in
+                try await store.link(domain: domain, code: code)
+            }
+            compiled = stored.map { CompiledLink($0, app: app.app) }
+        } catch {
+            if let stale = shard(key).withLockedValue({ $0[key] }), stale.appGeneration == app.generatedAt { return stale.value }
+            throw error
+        }
         shard(key).withLockedValue { links in
             if links.count >= maximumLinksPerShard { links.removeAll(keepingCapacity: true) }
             links[key] = CachedLink(value: compiled, expires: now + (compiled == nil ? negativeLifetime : lifetime), appGeneration: app.generatedAt)
         }
         return compiled
     }
+
+    /// A store read with a deadline: short when an expired entry can stand in for the answer
+    /// (the database is probably away), longer for something never seen.
+    /// After a failed read, for a couple of seconds, an expired entry is served without asking
+    /// the store first: while the database is away, cached links answer at full speed.
+    private func fetch<T: Sendable>(stale: Bool, _ body: @escaping @Sendable () async throws -> T) async throws(StoreError) -> T {
+        let now = Date()
+        if stale, storeDownUntil.withLockedValue({ $0 > now }) { throw .unavailable("the database did not answer a moment ago") }
+        do {
+            return try await withTimeout(stale ? .milliseconds(500) : .seconds(3), body)
+        } catch {
+            if error.isUnavailable { storeDownUntil.withLockedValue { $0 = Date() + 2 } }
+            throw error
+        }
+    }
+
+    private let storeDownUntil = NIOLockedValueBox(Date.distantPast)
 
     /// A host's domain, its app and (for a `code`) the compiled link, all from memory: the
     /// event-loop fast path's lookup. `nil` when any of them must come from the store or the
@@ -197,11 +242,28 @@ public final class Catalog<Store: LinkStore>: Sendable {
         }
     }
 
-    /// Forgets everything: after notifications may have been missed.
-    public func invalidateAll() {
-        hosts.withLockedValue { $0 = Hosts() }
+    /// Reads everything again on its next request, after notifications may have been missed —
+    /// but keeps it, so that if the database is away (why the notifications stopped) the
+    /// cached entries are still served.
+    public func expireAll(now: Date = Date()) {
+        hosts.withLockedValue { hosts in
+            hosts.domains = hosts.domains.mapValues { cached in
+                var cached = cached
+                cached.expires = min(cached.expires, now)
+                return cached
+            }
+            hosts.appsExpiredBefore = now
+        }
         generation.wrappingIncrement(ordering: .releasing)
-        for shard in linkShards { shard.withLockedValue { $0.removeAll() } }
+        for shard in linkShards {
+            shard.withLockedValue { links in
+                links = links.mapValues { cached in
+                    var cached = cached
+                    cached.expires = min(cached.expires, now)
+                    return cached
+                }
+            }
+        }
     }
 
     public func invalidateDomains() {

@@ -5,15 +5,15 @@ import ServiceLifecycle
 
 /// Keeps a node's catalog in step with the others when several nodes share one database: each
 /// change any node announces (PostgreSQL `LISTEN/NOTIFY`) is forgotten here within moments.
-/// When the connection drops, notifications may be lost, so everything cached is forgotten and
-/// the node listens again; cached entries are also re-read after the catalog's lifetime, so a
+/// When the connection drops, notifications may be lost, so everything cached is read again on
+/// its next request (and still served while the database is away), and the node listens again; cached entries are also re-read after the catalog's lifetime, so a
 /// missed notification cannot leave a node stale for long.
 struct CatalogSync: Service {
     let store: any SharedStore
     let apply: @Sendable (StoreChange?) -> Void
     let logger: Logger
 
-    /// - Parameter apply: a change to forget, or `nil` for everything.
+    /// - Parameter apply: a change to forget, or `nil` to re-read everything.
     init(store: any SharedStore, logger: Logger, apply: @escaping @Sendable (StoreChange?) -> Void) {
         self.store = store
         self.logger = logger

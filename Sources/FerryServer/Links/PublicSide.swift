@@ -56,7 +56,13 @@ public struct PublicSide<Store: LinkStore>: RouterMiddleware {
                 return Responses.page(.notFound, PageRenderer.notFound(strings: .english), head: head).response
             }
             let code = LinkPaths.code(in: path)
-            let stored = try await code.asyncMap { try await catalog.link(domain: domain.host, code: $0, app: entry) } ?? nil
+            let stored: CompiledLink?
+            do {
+                stored = try await code.asyncMap { try await catalog.link(domain: domain.host, code: $0, app: entry) } ?? nil
+            } catch {
+                context.logger.error("store unavailable while finding \(host)\(path): \(error)")
+                return Responses.text(.serviceUnavailable, "Service temporarily unavailable\n", head: head).response
+            }
             return answerLink(request.head, uri: request.uri, peer: context.remoteAddress?.ipAddress,
                               host: host, domain: domain, entry: entry, stored: stored).response
         }
