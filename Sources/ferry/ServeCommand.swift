@@ -70,9 +70,10 @@ struct ServeCommand: AsyncParsableCommand {
         abstract: "Run the link server.",
         discussion: """
             Serves links, previews and the association files for every configured domain, and
-            keeps its data in one SQLite file (created and migrated on first start). Every
-            option also reads an environment variable, shown with it; a flag wins over the
-            variable.
+            keeps its data in one SQLite file, or in PostgreSQL shared by several nodes
+            (--database postgres://…; give every node the same --secret). The database is
+            created or migrated on start. Every option also reads an environment variable, shown
+            with it; a flag wins over the variable.
 
             On first start Ferry prints an admin API key once; it keeps only its hash.
             SIGTERM or Ctrl-C stops it gracefully: no new connections, requests in flight
