@@ -9,6 +9,9 @@
 # rounds is reported, so a slow moment of this shared machine does not decide the ratio.
 #
 # Usage: Benchmarks/redirect.sh [seconds] [connections] [rounds]   (defaults: 10 s, 32 connections, 3 rounds)
+#
+# On PostgreSQL instead of SQLite: FERRY_BENCH_POSTGRES=1 scripts/with-postgres Benchmarks/redirect.sh
+# (a fresh database in the run's throwaway cluster).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -25,6 +28,15 @@ bare="$here/.build/release/BareRedirect"
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 database="$work/ferry.sqlite"
+store="SQLite"
+if [ -n "${FERRY_BENCH_POSTGRES:-}" ]; then
+  [ -n "${FERRY_TEST_POSTGRES_URL:-}" ] || { echo "run it through scripts/with-postgres" >&2; exit 2; }
+  psql_bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)/psql
+  "$psql_bin" -q "$FERRY_TEST_POSTGRES_URL" -c "CREATE DATABASE ferry_bench_$$"
+  database="${FERRY_TEST_POSTGRES_URL/\/ferry_test/\/ferry_bench_$$}"
+  store="PostgreSQL"
+  export FERRY_SECRET=benchmark-secret-benchmark-secret
+fi
 python3 - "$work/links.json" <<'PY'
 import json, sys
 links = [{"code": f"c{i}", "domain": "go.demo.ferry.test", "path": f"/u/{i}", "previewPage": "never",
@@ -71,7 +83,11 @@ done
 answered=$(curl -s "http://127.0.0.1:$port/metrics" | awk '/^ferry_decisions_total/ { sum += $2 } END { print sum }')
 kill -TERM "$ferry_pid"; wait "$ferry_pid"; ferry_exit=$?
 kill -TERM "$bare_pid"; wait "$bare_pid" || true
-visits=$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('select count(*) from visits').fetchone()[0])" "$database")
+if [ "$store" = PostgreSQL ]; then
+  visits=$("$psql_bin" -tA "$database" -c "select count(*) from visits")
+else
+  visits=$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('select count(*) from visits').fetchone()[0])" "$database")
+fi
 
 rps() { awk '/Requests\/sec/ { print $2 }' "$work/$1.txt"; }
 p() { awk -v q="$2" '$1 == q { v = $2; if (v ~ /ms$/) { sub(/ms$/, "", v); v *= 1000 } else if (v ~ /us$/) { sub(/us$/, "", v) } else if (v ~ /s$/) { sub(/s$/, "", v); v *= 1000000 }; print v }' "$work/$1.txt"; }
@@ -82,7 +98,7 @@ each() { for round in $(seq 1 "$rounds"); do "$2" "$1-$round" ${3:-}; done; }
 echo "wrk -t1 -c$connections -d${seconds}s, $rounds rounds in turns, 10,000 links, iPhone Safari → App Store 302"
 printf "%-24s %12s %10s %10s   %s\n" "" "requests/s" "p50 (µs)" "p99 (µs)" "per round: requests/s, p99 (µs)"
 for label in bare ferry; do
-  name=$([ "$label" = bare ] && echo "bare Hummingbird 302" || echo "ferry serve (SQLite)")
+  name=$([ "$label" = bare ] && echo "bare Hummingbird 302" || echo "ferry serve ($store)")
   printf "%-24s %12s %10s %10s   %s\n" "$name" "$(each $label rps | median)" "$(each $label p 50% | median)" \
     "$(each $label p 99% | median)" "$(paste -d, <(each $label rps) <(each $label p 99%) | tr '\n' ' ')"
 done
