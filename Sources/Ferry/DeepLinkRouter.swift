@@ -76,9 +76,7 @@ public struct DeepLinkRouter: Sendable {
             let path = URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? url.path
             return path.isEmpty ? "/" : path
         }
-        guard customSchemes.contains(scheme) else { return nil }
-        let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
-        return "/" + [components?.host, components?.percentEncodedPath.drop { $0 == "/" }.description]
-            .compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: "/")
+        guard customSchemes.contains(scheme), let components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return nil }
+        return URLRules.appPath(ofCustomScheme: components)
     }
 }

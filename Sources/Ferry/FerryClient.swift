@@ -265,17 +265,14 @@ public final class FerryClient: Sendable {
     /// route (a short code, which only the server knows).
     func localLink(url: URL, path: String) -> ResolvedLink? {
         let routes = configuration.routes + handlers.withLock { $0.map(\.route) }
-        guard let route = routes.first(where: { $0.pattern.match(path) != nil }), let values = route.pattern.match(path) else { return nil }
+        guard routes.contains(where: { $0.pattern.match(path) != nil }) else { return nil }
         let query = (URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []).map { ($0.name, $0.value ?? "") }
         let domain = url.host.map { $0.lowercased() }.flatMap { configuration.linkDomains.contains($0) ? $0 : nil }
             ?? configuration.linkDomains.first ?? ""
-        let link = Link.routeLink(domain: domain, path: path, query: query)
-        var parameters = link.parameters
-        for (name, value) in values { parameters[name] = value }
-        let tooOld = !route.minimumVersion.allows(configuration.appVersion, on: configuration.platform)
-        return ResolvedLink(url: url.absoluteString, domain: domain, code: nil, path: path, route: route.pattern.description,
-                            parameters: parameters, tags: link.tags, requiresUpdate: tooOld,
-                            webURL: tooOld ? ResolvedLink.webFallbackURL(domain: domain, path: path) : nil)
+        var resolved = ResolvedLink(link: Link.routeLink(domain: domain, path: path, query: query), routes: routes,
+                                    platform: configuration.platform, appVersion: configuration.appVersion)
+        resolved.url = url.absoluteString
+        return resolved
     }
 
     private func dispatch(_ link: FerryLink) -> DeepLinkOutcome {

@@ -38,6 +38,12 @@ public struct LinkRequest: Sendable, Hashable {
         self.deferredToken = deferredToken
     }
 
+    /// The path with its query as requested, Ferry's own parameters removed (`/u/42?ref=mail`).
+    public var pathWithQuery: String {
+        let query = passThroughQuery
+        return query.isEmpty ? path : path + "?" + URLBuilder.encodeQuery(query)
+    }
+
     /// The query without Ferry's own parameters.
     var passThroughQuery: [QueryItem] {
         guard query.contains(where: { $0.name.hasPrefix(Self.reservedQueryPrefix) }) else { return query }

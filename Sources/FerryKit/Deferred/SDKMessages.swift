@@ -40,7 +40,12 @@ public struct ResolvedLink: Sendable, Hashable, Codable {
     /// `link` (a stored link or ``Link/routeLink(domain:path:query:)``) for `app` at
     /// `appVersion` on `platform`. An unknown version is taken to be new enough.
     public init(link: Link, app: App, platform: Platform, appVersion: Version?) {
-        let match = app.route(matching: link.path)
+        self.init(link: link, routes: app.routes, platform: platform, appVersion: appVersion)
+    }
+
+    /// The same from a route table alone: what the app's library does with its own routes.
+    public init(link: Link, routes: [Route], platform: Platform, appVersion: Version?) {
+        let match = routes.lazy.compactMap { route in route.pattern.match(link.path).map { (route: route, parameters: $0) } }.first
         var parameters = link.parameters
         for (name, value) in match?.parameters ?? [:] { parameters[name] = value }
         let requestPath = link.code.map { "/" + $0 } ?? link.path

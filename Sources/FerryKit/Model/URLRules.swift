@@ -72,3 +72,12 @@ public enum URLRules {
         isLetter(byte) || (byte >= 0x30 && byte <= 0x39)
     }
 }
+
+extension URLRules {
+    /// The app path a custom-scheme URL stands for: `acme://u/42?x=1` → `/u/42` (host and path
+    /// joined, percent-encoding kept), as the app's route table reads it.
+    public static func appPath(ofCustomScheme components: URLComponents) -> String {
+        "/" + [components.host, String(components.percentEncodedPath.drop { $0 == "/" })]
+            .compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: "/")
+    }
+}

@@ -147,10 +147,10 @@ struct SDKController<Store: LinkStore> {
         let schemes = [app.ios?.customScheme, app.android?.customScheme].compactMap { $0?.lowercased() }
         if scheme == "https" || scheme == "http" {
             domain = try await call { try await catalog.domain(host: components.host ?? "") }
-            path = components.path.isEmpty ? "/" : components.path
+            path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
         } else if schemes.contains(scheme) {
             domain = try await call { try await store.domains(appID: app.id).first }
-            path = "/" + [components.host, String(components.path.drop { $0 == "/" })].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: "/")
+            path = URLRules.appPath(ofCustomScheme: components)
         } else {
             throw APIError.notFound("'\(text)' is not a link of app '\(app.id)'")
         }

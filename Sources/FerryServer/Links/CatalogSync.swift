@@ -22,7 +22,9 @@ struct CatalogSync: Service {
 
     func run() async throws {
         var delay = Duration.milliseconds(250)
+        let clock = ContinuousClock()
         while !Task.isShuttingDownGracefully, !Task.isCancelled {
+            let listening = clock.now
             do {
                 try await cancelWhenGracefulShutdown {
                     for try await change in store.changes() {
@@ -37,6 +39,8 @@ struct CatalogSync: Service {
             }
             // Whatever was announced while not listening is unknown here.
             apply(nil)
+            // A connection that held for a while was a good one: the next drop starts afresh.
+            if clock.now - listening > .seconds(10) { delay = .milliseconds(250) }
             let pause = delay
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: pause) }
             delay = min(delay * 2, .seconds(10))

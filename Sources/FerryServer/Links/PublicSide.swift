@@ -153,10 +153,8 @@ public struct PublicSide<Store: LinkStore>: RouterMiddleware {
         guard decision.kind.leadsTowardStore, let token = request.deferredToken,
               decision.handsOut(token: token) || compiled.app.allowsProbabilisticMatching(on: visitor.platform) else { return nil }
         let app = compiled.app
-        let query = request.query.filter { !$0.name.hasPrefix(LinkRequest.reservedQueryPrefix) }
-        let path = query.isEmpty ? request.path : request.path + "?" + query.map { Escaping.percentEncode($0.name) + "=" + Escaping.percentEncode($0.value) }.joined(separator: "&")
         return DeferredIntent(
-            token: token, appID: app.id, domain: request.domain.host, code: compiled.link.code, path: path,
+            token: token, appID: app.id, domain: request.domain.host, code: compiled.link.code, path: request.pathWithQuery,
             signals: DeviceSignals(ipHash: ipHash, platform: visitor.platform, osVersion: visitor.osVersion, deviceModel: visitor.model,
                                    languages: visitor.languages),
             createdAt: request.now, expiresAt: request.now + app.deferred.window)
