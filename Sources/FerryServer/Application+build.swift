@@ -24,9 +24,15 @@ public struct ServerSettings: Sendable {
     /// Seconds a node serves a cached link, domain or app before reading it again; `nil` for
     /// 60 on a store of its own, 15 on one shared by several nodes.
     public var cacheLifetime: TimeInterval?
+    /// Days raw visits are kept (statistics come from counters and keep everything); 0 keeps
+    /// them for ever.
+    public var visitRetentionDays: Int
+    /// The header in which a trusted proxy names the client's country; `nil` for none.
+    public var countryHeader: String?
 
     public init(host: String = "127.0.0.1", port: Int = 8080, secret: String, trustedProxies: [String] = [], publicURL: URL? = nil,
-                sdkRequestsPerMinutePerIP: Int = 60, sdkRequestsPerMinutePerKey: Int = 60_000, cacheLifetime: TimeInterval? = nil) {
+                sdkRequestsPerMinutePerIP: Int = 60, sdkRequestsPerMinutePerKey: Int = 60_000, cacheLifetime: TimeInterval? = nil,
+                visitRetentionDays: Int = 90, countryHeader: String? = "CF-IPCountry") {
         self.host = host
         self.port = port
         self.secret = secret
@@ -35,6 +41,8 @@ public struct ServerSettings: Sendable {
         self.sdkRequestsPerMinutePerIP = sdkRequestsPerMinutePerIP
         self.sdkRequestsPerMinutePerKey = sdkRequestsPerMinutePerKey
         self.cacheLifetime = cacheLifetime
+        self.visitRetentionDays = visitRetentionDays
+        self.countryHeader = countryHeader
     }
 }
 
@@ -89,7 +97,7 @@ public struct FerryResponderBuilder<Store: LinkStore>: HTTPResponderBuilder {
     func makePublicSide() -> PublicSide<Store> {
         PublicSide(
             catalog: services.catalog, recorder: services.recorder,
-            clientAddress: ClientAddress(trustedProxies: services.settings.trustedProxies),
+            clientAddress: ClientAddress(trustedProxies: services.settings.trustedProxies, countryHeader: services.settings.countryHeader),
             hasher: IPHasher(secret: services.settings.secret), metrics: services.metrics)
     }
 }
@@ -132,7 +140,7 @@ public func buildApplication<Store: LinkStore>(_ services: FerryServices<Store>)
     let fastPath = HTTP1Channel.Configuration(additionalChannelHandlers: [
         LinkFastPath(publicSide: publicSide, metrics: services.metrics, serverName: serverName)
     ])
-    var background: [any Service] = [services.recorder, IntentJanitor(store: services.store, logger: services.logger)]
+    var background: [any Service] = [services.recorder, Janitor(store: services.store, retentionDays: services.settings.visitRetentionDays, logger: services.logger)]
     if let shared = services.store as? any SharedStore {
         let catalog = services.catalog
         background.append(CatalogSync(store: shared, logger: services.logger) { change in

@@ -37,9 +37,20 @@ public protocol LinkStore: Sendable {
     /// Marks a key revoked; `.notFound` for an unknown id.
     func revokeAPIKey(id: String, at date: Date) async throws(StoreError)
 
-    /// Appends visits, all or none.
+    /// Appends visits, all or none, and adds them to the counters (`VisitRollup`) in the same
+    /// transaction.
     func record(_ visits: [Visit]) async throws(StoreError)
+    /// How many raw visits are kept (pruned ones no longer count).
     func visitCount() async throws(StoreError) -> Int
+    /// Counter rows of the scope's visits whose hour is in `hours`.
+    func visitCounts(_ scope: StatsScope, hours: Range<Int64>) async throws(StoreError) -> [VisitCountRow]
+    /// Distinct human visitors (hashed IPs) per day in `days`, by the day's start.
+    func visitorsPerDay(_ scope: StatsScope, days: Range<Int64>) async throws(StoreError) -> [Int64: Int]
+    /// Counter rows of the scope's installs and opens whose hour is in `hours`.
+    func eventCounts(_ scope: StatsScope, hours: Range<Int64>) async throws(StoreError) -> [EventCountRow]
+    /// Deletes raw visits from before `date`; the counters keep them. How many.
+    @discardableResult
+    func pruneVisits(before date: Date) async throws(StoreError) -> Int
 
     /// The app whose SDK key this is.
     func app(sdkKey: String) async throws(StoreError) -> App?
@@ -58,7 +69,7 @@ public protocol LinkStore: Sendable {
     @discardableResult
     func purgeIntents(expiredBefore date: Date) async throws(StoreError) -> Int
 
-    /// Appends installs and opens reported by apps.
+    /// Appends installs and opens reported by apps, and adds them to the counters.
     func record(events: [AppEvent]) async throws(StoreError)
     func appEvents(appID: String) async throws(StoreError) -> [AppEvent]
 
@@ -69,6 +80,14 @@ public protocol LinkStore: Sendable {
 extension LinkStore {
     public func insert(_ link: Link) async throws(StoreError) {
         try await insert([link])
+    }
+
+    /// A scope's numbers over a period, from the counters only.
+    public func stats(_ scope: StatsScope, _ period: StatsPeriod) async throws(StoreError) -> StatsReport {
+        let hours = period.firstHour..<period.endHour
+        let days = RollupTime.day(of: period.from)..<period.endHour
+        return StatsReport(period: period, visits: try await visitCounts(scope, hours: hours),
+                           visitorsPerDay: try await visitorsPerDay(scope, days: days), events: try await eventCounts(scope, hours: hours))
     }
 
     /// Validates links against their domain's app and encodes them, for a store to write.

@@ -10,6 +10,8 @@ public actor MemoryStore: LinkStore {
     private var visits: [Visit] = []
     private var intents: [String: (intent: DeferredIntent, consumed: Bool)] = [:]
     private var events: [AppEvent] = []
+    private var counters = VisitRollup()
+    private var eventCounters: [EventCountKey: Int] = [:]
     private var sequence = 0
 
     public init() {}
@@ -109,9 +111,36 @@ public actor MemoryStore: LinkStore {
         keys[id] = key
     }
 
-    public func record(_ visits: [Visit]) { self.visits += visits }
+    public func record(_ visits: [Visit]) {
+        self.visits += visits
+        for visit in visits { counters.add(visit) }
+    }
 
     public func visitCount() -> Int { visits.count }
+
+    public func visitCounts(_ scope: StatsScope, hours: Range<Int64>) -> [VisitCountRow] {
+        counters.counts.filter { key, _ in hours.contains(key.hour) && scope.contains(domain: key.domain, code: key.code, campaign: key.campaign) }
+            .map { VisitCountRow(key: $0.key, visits: $0.value) }
+    }
+
+    public func visitorsPerDay(_ scope: StatsScope, days: Range<Int64>) -> [Int64: Int] {
+        var perDay: [Int64: Set<String>] = [:]
+        for visitor in counters.visitors
+        where days.contains(visitor.day) && scope.contains(domain: visitor.domain, code: visitor.code, campaign: visitor.campaign) {
+            perDay[visitor.day, default: []].insert(visitor.ipHash)
+        }
+        return perDay.mapValues(\.count)
+    }
+
+    public func eventCounts(_ scope: StatsScope, hours: Range<Int64>) -> [EventCountRow] {
+        eventCounters.filter { key, _ in hours.contains(key.hour) && scope.contains(key) }.map { EventCountRow(key: $0.key, events: $0.value) }
+    }
+
+    public func pruneVisits(before date: Date) -> Int {
+        let before = visits.count
+        visits.removeAll { $0.at < date }
+        return before - visits.count
+    }
 
     public func app(sdkKey: String) -> App? { appsByID.values.first { $0.sdkKey == sdkKey } }
 
@@ -142,7 +171,10 @@ public actor MemoryStore: LinkStore {
         return before - intents.count
     }
 
-    public func record(events: [AppEvent]) { self.events += events }
+    public func record(events: [AppEvent]) {
+        self.events += events
+        eventCounters.merge(EventCountKey.counts(events), uniquingKeysWith: +)
+    }
 
     public func appEvents(appID: String) -> [AppEvent] { events.filter { $0.appID == appID } }
 

@@ -11,6 +11,7 @@ struct Ferry: AsyncParsableCommand {
               ferry serve --demo
               ferry apikey create --name ci
               ferry link create --domain go.acme.com --path /u/42 --title "Ada's profile"
+              ferry store copy --from sqlite:ferry-data/ferry.sqlite --to postgres://…
 
               ferry ua 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) …'
               ferry aasa match --file apple-app-site-association --url https://go.example.com/u/42
@@ -18,5 +19,5 @@ struct Ferry: AsyncParsableCommand {
               ferry assetlinks check --file assetlinks.json --package com.example.app --fingerprint 14:6D:…
             """,
         subcommands: [ServeCommand.self, APIKeyCommand.self, AppCommand.self, DomainCommand.self, LinkCommand.self,
-                      UACommand.self, AASACommand.self, AssetLinksCommand.self])
+                      StoreCommand.self, UACommand.self, AASACommand.self, AssetLinksCommand.self])
 }

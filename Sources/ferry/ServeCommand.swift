@@ -4,6 +4,7 @@ import FerryKit
 import FerryServer
 import FerryStore
 import Foundation
+import HTTPTypes
 import Hummingbird
 import Logging
 
@@ -114,6 +115,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds a cached link, domain or app is served before it is read again (also while the database is away). Environment: FERRY_CACHE_SECONDS. Default: 60, or 15 on PostgreSQL.")
     var cacheSeconds: Int?
 
+    @Option(help: "Days raw visits are kept; statistics come from counters and keep every visit. 0 keeps raw visits for ever. Environment: FERRY_VISIT_RETENTION_DAYS. Default: 90.")
+    var visitRetentionDays: Int?
+
+    @Option(help: "Header in which a trusted proxy gives the client's country (two letters); empty for none. Environment: FERRY_COUNTRY_HEADER. Default: CF-IPCountry.")
+    var countryHeader: String?
+
     @Flag(help: "Seed a demo app, domain (go.demo.ferry.test) and links.")
     var demo = false
 
@@ -130,6 +137,8 @@ struct ServeCommand: AsyncParsableCommand {
         if let sdkRatePerIP { flags["ferry.sdkRatePerIP"] = ConfigValue(.int(sdkRatePerIP), isSecret: false) }
         if let sdkRatePerKey { flags["ferry.sdkRatePerKey"] = ConfigValue(.int(sdkRatePerKey), isSecret: false) }
         if let cacheSeconds { flags["ferry.cacheSeconds"] = ConfigValue(.int(cacheSeconds), isSecret: false) }
+        if let visitRetentionDays { flags["ferry.visitRetentionDays"] = ConfigValue(.int(visitRetentionDays), isSecret: false) }
+        if let countryHeader { flags["ferry.countryHeader"] = ConfigValue(.string(countryHeader), isSecret: false) }
         return ConfigReader(providers: [
             InMemoryProvider(name: "flags", values: flags),
             EnvironmentVariablesProvider(secretsSpecifier: .specific(["FERRY_SECRET"])),
@@ -161,6 +170,16 @@ struct ServeCommand: AsyncParsableCommand {
             printError("error: the cache lifetime is 1 to 86,400 seconds")
             throw ExitCodes.badInput
         }
+        let retentionDays = config.int(forKey: "ferry.visitRetentionDays", default: 90)
+        guard (0...36_500).contains(retentionDays) else {
+            printError("error: the visit retention is 0 (for ever) to 36,500 days")
+            throw ExitCodes.badInput
+        }
+        let countryHeader = config.string(forKey: "ferry.countryHeader", default: "CF-IPCountry")
+        guard countryHeader.isEmpty || HTTPField.Name(countryHeader) != nil else {
+            printError("error: '\(countryHeader)' is not a header name")
+            throw ExitCodes.badInput
+        }
         let proxies = config.stringArray(forKey: "ferry.trustedProxies", default: [])
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         let databasePath = storeOptions.databasePath
@@ -185,7 +204,8 @@ struct ServeCommand: AsyncParsableCommand {
             host: config.string(forKey: "ferry.host", default: "127.0.0.1"), port: port,
             secret: try configuredSecret ?? Self.storedSecret(beside: databasePath),
             trustedProxies: proxies, publicURL: publicURL, sdkRequestsPerMinutePerIP: ratePerIP, sdkRequestsPerMinutePerKey: ratePerKey,
-            cacheLifetime: cacheSeconds.map(TimeInterval.init))
+            cacheLifetime: cacheSeconds.map(TimeInterval.init), visitRetentionDays: retentionDays,
+            countryHeader: countryHeader.isEmpty ? nil : countryHeader)
         if demo {
             try await Demo.seed(store)
             logger.info("demo seeded: try http://\(settings.host):\(settings.port)/hello with Host: \(Demo.host)")

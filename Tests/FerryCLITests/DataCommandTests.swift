@@ -37,6 +37,27 @@ import Testing
         #expect(try runner.ferry("link", "show", "go.acme.example", "ada", "--database", db).output.contains("state: disabled"))
     }
 
+    @Test func aDeploymentIsCopiedToAnotherDatabaseOnceOver() throws {
+        let source = database()
+        let target = database()
+        _ = try runner.ferry("app", "create", "--file", try runner.temporaryFile(Self.app), "--database", source)
+        _ = try runner.ferry("domain", "add", "go.acme.example", "--app", "acme", "--database", source)
+        _ = try runner.ferry("link", "create", "--domain", "go.acme.example", "--path", "/u/42", "--code", "ada", "--database", source)
+        let first = try runner.ferry("store", "copy", "--from", "sqlite:" + source, "--to", target)
+        #expect(first.status == 0, "\(first.error)")
+        #expect(first.output.contains("links: 1 rows") && first.output.contains("copied sqlite:\(source) → \(target)"))
+        #expect(try runner.ferry("link", "show", "go.acme.example", "ada", "--database", target).output.contains("/u/42"))
+        let second = try runner.ferry("store", "copy", "--from", source, "--to", target)
+        #expect(second.status == 0 && second.output.contains("visits: 0 rows"))
+        #expect(try runner.ferry("link", "list", "--json", "--database", target).output.components(separatedBy: #""code":"ada""#).count == 2,
+                "one link, not two")
+
+        let missing = try runner.ferry("store", "copy", "--from", source + ".nope", "--to", target)
+        #expect(missing.status == 2 && missing.error.contains("there is no database"))
+        let itself = try runner.ferry("store", "copy", "--from", source, "--to", source)
+        #expect(itself.status == 1 && itself.error.contains("the same database"))
+    }
+
     @Test func refusalsAreMessagesWithAnExitStatus() throws {
         let db = database()
         let appFile = try runner.temporaryFile(Self.app)

@@ -1,3 +1,4 @@
+import FerryKit
 import FerryStore
 import Foundation
 import Testing
@@ -78,8 +79,11 @@ struct OutageTests {
         #expect(await live.stop(server) == 0)
         let store = try await Stores.open(database)
         let visits = try await store.visitCount()
+        let stats = try await store.stats(.app("demo", domains: ["go.demo.ferry.test"]),
+                                          try StatsPeriod(from: Date() - 3600, to: Date() + 3600, bucket: .hour))
         await store.close()
         #expect(answered > 100)
         #expect(visits == answered, "every answered click written once the database was back")
+        #expect(stats.totals.humanVisits + stats.totals.botVisits == answered, "and counted")
     }
 }

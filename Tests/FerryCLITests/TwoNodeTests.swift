@@ -91,8 +91,12 @@ struct TwoNodeTests {
         #expect(await live.stop(b) == 0)
         let store = try await Stores.open(database)
         let visits = try await store.visitCount()
+        let today = try StatsPeriod(from: Date() - 3600, to: Date() + 3600, bucket: .hour)
+        let stats = try await store.stats(.app("demo", domains: ["go.demo.ferry.test"]), today)
         await store.close()
         #expect(answeredOnA > 0 && answeredOnB > 0)
         #expect(visits == answeredOnA + answeredOnB)
+        #expect(stats.totals.humanVisits + stats.totals.botVisits == visits, "the counters of both nodes add up to the raw visits")
+        #expect(stats.totals.installs["deterministic"] == 1)
     }
 }

@@ -76,20 +76,37 @@ import Testing
         }
     }
 
-    @Test func expiredIntentsArePurgedInTheBackground() async throws {
+    @Test func theJanitorPurgesExpiredIntentsAndOldVisitsButKeepsTheNumbers() async throws {
         let store = MemoryStore()
-        let past = Date() - 7200
+        let now = Date()
+        let past = now - 7200
         try await store.insert([DeferredIntent(token: "tokenEXPIREDEXPIREDEXP", appID: "acme", domain: "go.acme.example", code: nil, path: "/u/1",
                                                signals: DeviceSignals(ipHash: "h", platform: .iOS), createdAt: past, expiresAt: past + 3600)])
-        let janitor = IntentJanitor(store: store, logger: Logger(label: "test"), every: .milliseconds(20))
+        let visitor = VisitorClassifier.shared.classify(userAgent: F.iPhone)
+        let old = Visit(at: now - 40 * 86_400, domain: "go.acme.example", code: "spring", path: "/spring", visitor: visitor,
+                        decision: .appStore, referrerHost: nil, tags: LinkTags(), ipHash: "h")
+        var recent = old
+        recent.at = now - 86_400
+        try await store.record([old, recent])
+        let scope = StatsScope.link(domain: "go.acme.example", code: "spring", appID: "acme")
+        let period = try StatsPeriod(from: now - 60 * 86_400, to: now, bucket: .day)
+        let janitor = Janitor(store: store, retentionDays: 30, logger: Logger(label: "test"), every: .milliseconds(20))
         let stored = { try await store.intentCandidates(appID: "acme", ipHash: "h", at: past + 10).count }
         #expect(try await stored() == 1)
         let task = Task { try await janitor.run() }
-        for _ in 0..<100 where try await stored() > 0 {
+        for _ in 0..<100 {
+            let done = try await stored() == 0
+            if done, await store.visitCount() == 1 { break }
             try await Task.sleep(for: .milliseconds(20))
         }
         task.cancel()
         #expect(try await stored() == 0, "gone from the store")
+        #expect(await store.visitCount() == 1, "the visit from 40 days ago is pruned, yesterday's kept")
+        #expect(try await store.stats(scope, period).totals.humanVisits == 2, "the numbers still count both")
+
+        let keepingAll = Janitor(store: store, retentionDays: 0, logger: Logger(label: "test"))
+        await keepingAll.sweep(now: now + 400 * 86_400)
+        #expect(await store.visitCount() == 1, "0 keeps raw visits for ever")
     }
 
     @Test func aPreviewPageTokenIsMatchedOnceDeterministically() async throws {

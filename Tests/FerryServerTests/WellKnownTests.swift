@@ -97,6 +97,17 @@ import Testing
         #expect(rules.clientIP(peer: "127.0.0.1", headers: [:]) == "127.0.0.1")
     }
 
+    @Test func theCountryIsBelievedOnlyFromTrustedProxies() {
+        let rules = ClientAddress(trustedProxies: ["10.0.0.0/8"], countryHeader: "CF-IPCountry")
+        let header = HTTPField.Name("CF-IPCountry")!
+        #expect(rules.country(peer: "10.1.2.3", headers: [header: "de"]) == "DE")
+        #expect(rules.country(peer: "198.51.100.4", headers: [header: "DE"]) == nil, "anyone can send the header")
+        #expect(rules.country(peer: "10.1.2.3", headers: [header: "XX"]) == nil, "Cloudflare's unknown")
+        #expect(rules.country(peer: "10.1.2.3", headers: [header: "D1"]) == nil)
+        #expect(rules.country(peer: "10.1.2.3", headers: [header: "<script>"]) == nil)
+        #expect(ClientAddress(trustedProxies: ["10.0.0.0/8"]).country(peer: "10.1.2.3", headers: [header: "DE"]) == nil, "no header set")
+    }
+
     @Test func hostsLoseTheirPort() {
         #expect(PublicSide<MemoryStore>.hostWithoutPort("Go.Acme.example:443") == "go.acme.example")
         #expect(PublicSide<MemoryStore>.hostWithoutPort("go.acme.example") == "go.acme.example")

@@ -17,12 +17,14 @@ public struct Visit: Sendable, Hashable, Codable {
     public var decision: DecisionKind
     /// The host of the `Referer`, never the full URL (it may carry personal data).
     public var referrerHost: String?
+    /// ISO 3166 country code, when a trusted proxy said (`CF-IPCountry` and the like).
+    public var country: String?
     public var tags: LinkTags
     /// HMAC-SHA256 of the client IP under the installation's secret, hex.
     public var ipHash: String
 
     public init(at: Date, domain: String, code: String?, path: String, visitor: Visitor, decision: DecisionKind,
-                referrerHost: String?, tags: LinkTags, ipHash: String) {
+                referrerHost: String?, country: String? = nil, tags: LinkTags, ipHash: String) {
         self.at = at
         self.domain = domain
         self.code = code
@@ -35,6 +37,7 @@ public struct Visit: Sendable, Hashable, Codable {
         self.bot = visitor.bot
         self.decision = decision
         self.referrerHost = referrerHost
+        self.country = country
         self.tags = tags
         self.ipHash = ipHash
     }

@@ -140,7 +140,7 @@ public struct PublicSide<Store: LinkStore>: RouterMiddleware {
             recorder.record(
                 Visit(at: now, domain: domain.host, code: compiled.link.code, path: path, visitor: visitor, decision: kind,
                       referrerHost: fields[.referer].flatMap { URLComponents(string: $0)?.host?.lowercased() },
-                      tags: compiled.link.tags, ipHash: ipHash),
+                      country: clientAddress.country(peer: peer, headers: fields), tags: compiled.link.tags, ipHash: ipHash),
                 intent: Self.intent(for: decision, request: linkRequest, compiled: compiled, visitor: visitor, ipHash: ipHash))
         }
         return Self.respond(decision, visitor: visitor, head: head.method == .head)

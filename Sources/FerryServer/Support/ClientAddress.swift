@@ -13,9 +13,21 @@ public struct ClientAddress: Sendable {
     /// Proxies whose forwarding headers are believed: exact addresses or IPv4 CIDR ranges
     /// (`10.0.0.0/8`, `127.0.0.1`).
     public let trustedProxies: [String]
+    /// The header in which a trusted proxy names the client's country (`CF-IPCountry`).
+    public let countryHeader: HTTPField.Name?
 
-    public init(trustedProxies: [String]) {
+    public init(trustedProxies: [String], countryHeader: String? = nil) {
         self.trustedProxies = trustedProxies
+        self.countryHeader = countryHeader.flatMap { $0.isEmpty ? nil : HTTPField.Name($0) }
+    }
+
+    /// The ISO 3166 code a trusted proxy gave, upper-cased; `nil` from anyone else, or for
+    /// anything but two letters (Cloudflare's `XX` means unknown).
+    public func country(peer: String?, headers: HTTPFields) -> String? {
+        guard let countryHeader, let peer, let value = headers[countryHeader], value.utf8.count == 2, isTrusted(peer) else { return nil }
+        let code = value.uppercased()
+        guard code.utf8.allSatisfy({ (0x41...0x5A).contains($0) }), code != "XX" else { return nil }
+        return code
     }
 
     public func clientIP(peer: String?, headers: HTTPFields) -> String {

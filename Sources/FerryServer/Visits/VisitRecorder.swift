@@ -229,22 +229,36 @@ public final class VisitRecorder<Store: LinkStore>: Service, Sendable {
     }
 }
 
-/// Deletes deferred intents once they expired, every few minutes, so the table holds only
-/// clicks that can still be matched.
-public struct IntentJanitor<Store: LinkStore>: Service {
+/// Housekeeping every few minutes: deletes deferred intents once they expired, so the table
+/// holds only clicks that can still be matched, and raw visits older than the retention
+/// period (their counters stay, so no number changes).
+public struct Janitor<Store: LinkStore>: Service {
     let store: Store
+    /// Days raw visits are kept; 0 keeps them for ever.
+    let retentionDays: Int
     let logger: Logger
     var every: Duration = .seconds(300)
 
     public func run() async throws {
         while !Task.isShuttingDownGracefully, !Task.isCancelled {
-            do {
-                let purged = try await store.purgeIntents(expiredBefore: Date())
-                if purged > 0 { logger.debug("purged \(purged) expired deferred intents") }
-            } catch {
-                logger.warning("purging expired deferred intents failed: \(error)")
-            }
+            await sweep(now: Date())
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: every) }
+        }
+    }
+
+    func sweep(now: Date) async {
+        do {
+            let purged = try await store.purgeIntents(expiredBefore: now)
+            if purged > 0 { logger.debug("purged \(purged) expired deferred intents") }
+        } catch {
+            logger.warning("purging expired deferred intents failed: \(error)")
+        }
+        guard retentionDays > 0 else { return }
+        do {
+            let pruned = try await store.pruneVisits(before: now - Double(retentionDays) * 86_400)
+            if pruned > 0 { logger.info("pruned \(pruned) raw visits older than \(retentionDays) days (statistics keep them)") }
+        } catch {
+            logger.warning("pruning old visits failed: \(error)")
         }
     }
 }

@@ -99,5 +99,75 @@ enum PostgresMigrations {
             """,
             "CREATE INDEX app_events_app ON app_events(app_id, at)",
         ]),
+        // Counters that statistics read instead of raw visits (`VisitRollup`), kept in the
+        // transaction that writes the visits; rows already stored are added by
+        // `PostgresStore.backfillCounters` right after. Every tag and the country on raw visits.
+        // What `ferry store copy` keeps.
+        (2, [
+            "ALTER TABLE visits ADD COLUMN utm_term TEXT, ADD COLUMN utm_content TEXT, ADD COLUMN country TEXT",
+            """
+            CREATE TABLE visit_counts (
+                hour BIGINT NOT NULL,
+                domain TEXT NOT NULL,
+                code TEXT NOT NULL,
+                campaign TEXT NOT NULL,
+                platform TEXT NOT NULL,
+                decision TEXT NOT NULL,
+                bot TEXT NOT NULL,
+                in_app TEXT NOT NULL,
+                referrer_host TEXT NOT NULL,
+                country TEXT NOT NULL,
+                tags TEXT NOT NULL,
+                visits BIGINT NOT NULL,
+                PRIMARY KEY (domain, code, hour, campaign, platform, decision, bot, in_app, referrer_host, country, tags)
+            )
+            """,
+            "CREATE INDEX visit_counts_campaign ON visit_counts(campaign, hour)",
+            """
+            CREATE TABLE visitor_days (
+                day BIGINT NOT NULL,
+                domain TEXT NOT NULL,
+                code TEXT NOT NULL,
+                campaign TEXT NOT NULL,
+                ip_hash TEXT NOT NULL,
+                PRIMARY KEY (domain, code, day, ip_hash)
+            )
+            """,
+            "CREATE INDEX visitor_days_campaign ON visitor_days(campaign, day)",
+            """
+            CREATE TABLE link_visitors (
+                domain TEXT NOT NULL,
+                code TEXT NOT NULL,
+                day BIGINT NOT NULL,
+                visitors BIGINT NOT NULL,
+                PRIMARY KEY (domain, code, day)
+            )
+            """,
+            """
+            CREATE TABLE event_counts (
+                hour BIGINT NOT NULL,
+                app_id TEXT NOT NULL,
+                domain TEXT NOT NULL,
+                code TEXT NOT NULL,
+                campaign TEXT NOT NULL,
+                platform TEXT NOT NULL,
+                kind TEXT NOT NULL,
+                match_type TEXT NOT NULL,
+                tags TEXT NOT NULL,
+                events BIGINT NOT NULL,
+                PRIMARY KEY (app_id, domain, code, hour, campaign, platform, kind, match_type, tags)
+            )
+            """,
+            // `ferry store copy`: this database's name, and how far rows from others were copied.
+            "CREATE TABLE store_identity (one INTEGER PRIMARY KEY CHECK (one = 1), id TEXT NOT NULL)",
+            """
+            CREATE TABLE copy_marks (
+                source TEXT NOT NULL,
+                table_name TEXT NOT NULL,
+                last_id BIGINT NOT NULL,
+                PRIMARY KEY (source, table_name)
+            )
+            """,
+        ]),
     ]
 }

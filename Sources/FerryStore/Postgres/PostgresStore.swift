@@ -29,7 +29,7 @@ public final class PostgresStore: SharedStore {
 
     let client: PostgresClient
     private let runner: Task<Void, Never>
-    private let logger: Logger
+    let logger: Logger
 
     private init(client: PostgresClient, logger: Logger) {
         self.client = client
@@ -130,7 +130,7 @@ public final class PostgresStore: SharedStore {
     // MARK: Running queries
 
     /// Runs `body`, mapping PostgreSQL's errors to the store's.
-    private func run<T>(_ body: () async throws -> T) async throws(StoreError) -> T {
+    func run<T>(_ body: () async throws -> T) async throws(StoreError) -> T {
         do {
             return try await body()
         } catch {
@@ -160,19 +160,19 @@ public final class PostgresStore: SharedStore {
         }
     }
 
-    private func rows(_ query: PostgresQuery) async throws(StoreError) -> [PostgresRow] {
+    func rows(_ query: PostgresQuery) async throws(StoreError) -> [PostgresRow] {
         try await run { try await client.query(query, logger: logger).collect() }
     }
 
-    private func execute(_ query: PostgresQuery) async throws(StoreError) {
+    func execute(_ query: PostgresQuery) async throws(StoreError) {
         _ = try await rows(query)
     }
 
-    private func transaction<T>(_ body: (PostgresConnection) async throws -> sending T) async throws(StoreError) -> T {
+    func transaction<T>(_ body: (PostgresConnection) async throws -> sending T) async throws(StoreError) -> T {
         try await run { try await client.withTransaction(logger: logger, body) }
     }
 
-    private static func documents<T: Decodable>(_ type: T.Type, _ rows: [PostgresRow]) throws(StoreError) -> [T] {
+    static func documents<T: Decodable>(_ type: T.Type, _ rows: [PostgresRow]) throws(StoreError) -> [T] {
         var values: [T] = []
         for row in rows {
             do {
@@ -200,6 +200,7 @@ public final class PostgresStore: SharedStore {
                 for statement in migration.statements {
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                 }
+                if migration.version == 2 { try await Self.backfillCounters(on: connection, logger: logger) }
                 try await connection.query("INSERT INTO schema_migrations (version) VALUES (\(migration.version))", logger: logger)
             }
         }
@@ -378,66 +379,11 @@ public final class PostgresStore: SharedStore {
 
     /// One statement per batch: the rows travel as one JSON array that PostgreSQL unpacks
     /// (`jsonb_to_recordset`), so the statement text is fixed whatever the batch size.
-    public func record(_ visits: [Visit]) async throws(StoreError) {
-        guard !visits.isEmpty else { return }
-        for start in stride(from: 0, to: visits.count, by: 5000) {
-            let rows = visits[start..<min(visits.count, start + 5000)].map(VisitRow.init)
-            let json = try Self.json(rows)
-            try await execute("""
-                INSERT INTO visits (at, domain, code, path, platform, os_version, device, browser, in_app, bot, decision,
-                                    referrer_host, ref, campaign, channel, utm_source, utm_medium, utm_campaign, ip_hash)
-                SELECT to_timestamp(r.at), r.domain, r.code, r.path, r.platform, r.os_version, r.device, r.browser, r.in_app, r.bot, r.decision,
-                       r.referrer_host, r.ref, r.campaign, r.channel, r.utm_source, r.utm_medium, r.utm_campaign, r.ip_hash
-                FROM jsonb_to_recordset(\(json)::jsonb) AS r(at double precision, domain text, code text, path text, platform text,
-                     os_version text, device text, browser text, in_app text, bot text, decision text, referrer_host text, ref text,
-                     campaign text, channel text, utm_source text, utm_medium text, utm_campaign text, ip_hash text)
-                """)
-        }
-    }
-
-    private struct VisitRow: Encodable {
-        let at: Double, domain: String, code: String?, path: String, platform: String, os_version: String?, device: String
-        let browser: String, in_app: String?, bot: String, decision: String, referrer_host: String?, ref: String?
-        let campaign: String?, channel: String?, utm_source: String?, utm_medium: String?, utm_campaign: String?, ip_hash: String
-
-        init(_ visit: Visit) {
-            at = visit.at.timeIntervalSince1970
-            domain = visit.domain
-            code = visit.code
-            path = visit.path
-            platform = visit.platform.rawValue
-            os_version = visit.osVersion?.description
-            device = visit.deviceClass.rawValue
-            browser = visit.browser.rawValue
-            in_app = visit.inAppHost?.rawValue
-            bot = visit.bot.rawValue
-            decision = visit.decision.rawValue
-            referrer_host = visit.referrerHost
-            ref = visit.tags.ref
-            campaign = visit.tags.effectiveCampaign
-            channel = visit.tags.channel
-            utm_source = visit.tags.utmSource
-            utm_medium = visit.tags.utmMedium
-            utm_campaign = visit.tags.utmCampaign
-            ip_hash = visit.ipHash
-        }
-    }
-
-    private static func json(_ value: some Encodable) throws(StoreError) -> String {
+    static func json(_ value: some Encodable) throws(StoreError) -> String {
         do {
             return String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
         } catch {
             throw .invalid("cannot encode: \(error)")
-        }
-    }
-
-    public func visitCount() async throws(StoreError) -> Int {
-        do {
-            return try await rows("SELECT count(*) FROM visits").first?.decode(Int.self) ?? 0
-        } catch let error as StoreError {
-            throw error
-        } catch {
-            throw .unavailable("PostgreSQL: \(error)")
         }
     }
 
@@ -508,12 +454,16 @@ public final class PostgresStore: SharedStore {
                             campaign: event.tags.effectiveCampaign, document: try Documents.encode(event)))
         }
         let json = try Self.json(rows)
-        try await execute("""
-            INSERT INTO app_events (at, app_id, kind, platform, match_type, domain, code, campaign, document)
-            SELECT to_timestamp(r.at), r.app_id, r.kind, r.platform, r.match_type, r.domain, r.code, r.campaign, r.document::jsonb
-            FROM jsonb_to_recordset(\(json)::jsonb) AS r(at double precision, app_id text, kind text, platform text, match_type text,
-                 domain text, code text, campaign text, document text)
-            """)
+        let logger = logger
+        try await transaction { connection in
+            try await connection.query("""
+                INSERT INTO app_events (at, app_id, kind, platform, match_type, domain, code, campaign, document)
+                SELECT to_timestamp(r.at), r.app_id, r.kind, r.platform, r.match_type, r.domain, r.code, r.campaign, r.document::jsonb
+                FROM jsonb_to_recordset(\(json)::jsonb) AS r(at double precision, app_id text, kind text, platform text, match_type text,
+                     domain text, code text, campaign text, document text)
+                """, logger: logger)
+            try await Self.countEvents(events, on: connection, logger: logger)
+        }
     }
 
     public func appEvents(appID: String) async throws(StoreError) -> [AppEvent] {

@@ -107,5 +107,77 @@ enum SQLiteMigrations {
             "CREATE INDEX app_events_app ON app_events(app_id, at)",
             "CREATE INDEX apps_sdk_key ON apps(json_extract(document, '$.sdkKey'))",
         ]),
+        // Counters that statistics read instead of raw visits (`VisitRollup`), kept in the
+        // transaction that writes the visits; the rows already stored are added when the
+        // store opens (`SQLiteStore.backfillCounters`). Every tag and the country on raw visits.
+        // What `ferry store copy` keeps.
+        (4, [
+            "ALTER TABLE visits ADD COLUMN utm_term TEXT",
+            "ALTER TABLE visits ADD COLUMN utm_content TEXT",
+            "ALTER TABLE visits ADD COLUMN country TEXT",
+            """
+            CREATE TABLE visit_counts (
+                hour INTEGER NOT NULL,
+                domain TEXT NOT NULL,
+                code TEXT NOT NULL,
+                campaign TEXT NOT NULL,
+                platform TEXT NOT NULL,
+                decision TEXT NOT NULL,
+                bot TEXT NOT NULL,
+                in_app TEXT NOT NULL,
+                referrer_host TEXT NOT NULL,
+                country TEXT NOT NULL,
+                tags TEXT NOT NULL,
+                visits INTEGER NOT NULL,
+                PRIMARY KEY (domain, code, hour, campaign, platform, decision, bot, in_app, referrer_host, country, tags)
+            ) STRICT, WITHOUT ROWID
+            """,
+            "CREATE INDEX visit_counts_campaign ON visit_counts(campaign, hour)",
+            """
+            CREATE TABLE visitor_days (
+                day INTEGER NOT NULL,
+                domain TEXT NOT NULL,
+                code TEXT NOT NULL,
+                campaign TEXT NOT NULL,
+                ip_hash TEXT NOT NULL,
+                PRIMARY KEY (domain, code, day, ip_hash)
+            ) STRICT, WITHOUT ROWID
+            """,
+            "CREATE INDEX visitor_days_campaign ON visitor_days(campaign, day)",
+            """
+            CREATE TABLE link_visitors (
+                domain TEXT NOT NULL,
+                code TEXT NOT NULL,
+                day INTEGER NOT NULL,
+                visitors INTEGER NOT NULL,
+                PRIMARY KEY (domain, code, day)
+            ) STRICT, WITHOUT ROWID
+            """,
+            """
+            CREATE TABLE event_counts (
+                hour INTEGER NOT NULL,
+                app_id TEXT NOT NULL,
+                domain TEXT NOT NULL,
+                code TEXT NOT NULL,
+                campaign TEXT NOT NULL,
+                platform TEXT NOT NULL,
+                kind TEXT NOT NULL,
+                match_type TEXT NOT NULL,
+                tags TEXT NOT NULL,
+                events INTEGER NOT NULL,
+                PRIMARY KEY (app_id, domain, code, hour, campaign, platform, kind, match_type, tags)
+            ) STRICT, WITHOUT ROWID
+            """,
+            // `ferry store copy`: this database's name, and how far rows from others were copied.
+            "CREATE TABLE store_identity (one INTEGER PRIMARY KEY CHECK (one = 1), id TEXT NOT NULL) STRICT",
+            """
+            CREATE TABLE copy_marks (
+                source TEXT NOT NULL,
+                table_name TEXT NOT NULL,
+                last_id INTEGER NOT NULL,
+                PRIMARY KEY (source, table_name)
+            ) STRICT
+            """,
+        ]),
     ]
 }

@@ -11,7 +11,7 @@ import SQLiteNIO
 /// try await store.save(app)
 /// ```
 public final class SQLiteStore: LinkStore {
-    private let connection: SQLiteConnection
+    let connection: SQLiteConnection
     private let lock = AsyncLock()
 
     private init(connection: SQLiteConnection) {
@@ -21,6 +21,11 @@ public final class SQLiteStore: LinkStore {
     /// Opens (creating the file and its folder when needed) and migrates the database.
     /// `":memory:"` gives a private in-memory database.
     public static func open(path: String, logger: Logger = Logger(label: "ferry.sqlite")) async throws(StoreError) -> SQLiteStore {
+        try await open(path: path, logger: logger, lastMigration: .max)
+    }
+
+    /// Opens with the migrations up to `lastMigration` (tests of upgrades start old databases).
+    static func open(path: String, logger: Logger = Logger(label: "ferry.sqlite"), lastMigration: Int) async throws(StoreError) -> SQLiteStore {
         do {
             if path != ":memory:" {
                 let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
@@ -28,7 +33,7 @@ public final class SQLiteStore: LinkStore {
             }
             let connection = try await SQLiteConnection.open(storage: path == ":memory:" ? .memory : .file(path: path), logger: logger)
             let store = SQLiteStore(connection: connection)
-            try await store.prepare()
+            try await store.prepare(lastMigration: lastMigration)
             return store
         } catch let error as StoreError {
             throw error
@@ -41,24 +46,25 @@ public final class SQLiteStore: LinkStore {
         try? await connection.close()
     }
 
-    private func prepare() async throws {
+    private func prepare(lastMigration: Int) async throws {
         _ = try await connection.query("PRAGMA journal_mode = WAL")
         _ = try await connection.query("PRAGMA foreign_keys = ON")
         _ = try await connection.query("PRAGMA busy_timeout = 5000")
         _ = try await connection.query("PRAGMA synchronous = NORMAL")
         _ = try await connection.query("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at REAL NOT NULL) STRICT")
         let applied = Set(try await connection.query("SELECT version FROM schema_migrations").compactMap { $0.column("version")?.integer })
-        for migration in SQLiteMigrations.all where !applied.contains(migration.version) {
+        for migration in SQLiteMigrations.all where !applied.contains(migration.version) && migration.version <= lastMigration {
             try await transaction {
                 for statement in migration.statements { _ = try await self.connection.query(statement) }
                 _ = try await self.connection.query("INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)",
                                                     [.integer(migration.version), .float(Date().timeIntervalSince1970)])
             }
+            if migration.version == 4 { try await backfillCounters() }
         }
     }
 
     /// Runs `body` under the lock, mapping SQLite's errors to the store's.
-    private func run<T: Sendable>(_ body: @Sendable () async throws -> T) async throws(StoreError) -> T {
+    func run<T: Sendable>(_ body: @Sendable () async throws -> T) async throws(StoreError) -> T {
         do {
             return try await lock.withLock(body)
         } catch let error as StoreError {
@@ -79,7 +85,7 @@ public final class SQLiteStore: LinkStore {
     }
 
     /// `BEGIN IMMEDIATE … COMMIT`, rolled back when `body` throws. Call with the lock held.
-    private func transaction(_ body: () async throws -> Void) async throws {
+    func transaction(_ body: () async throws -> Void) async throws {
         _ = try await connection.query("BEGIN IMMEDIATE")
         do {
             try await body()
@@ -278,52 +284,6 @@ public final class SQLiteStore: LinkStore {
                      revokedAt: row.column("revoked_at")?.double.map(Date.init(timeIntervalSince1970:)))
     }
 
-    // MARK: Visits
-
-    static let visitColumns = ["at", "domain", "code", "path", "platform", "os_version", "device", "browser", "in_app", "bot",
-                               "decision", "referrer_host", "ref", "campaign", "channel", "utm_source", "utm_medium", "utm_campaign", "ip_hash"]
-    /// Rows per `INSERT … VALUES (?, …), (?, …)`: the recorder's whole batch in one statement,
-    /// which SQLite makes atomic without a transaction around it. The text is fixed per row
-    /// count; values are bound.
-    static let visitBatch = 1000
-    static let visitRow = "(" + Array(repeating: "?", count: visitColumns.count).joined(separator: ", ") + ")"
-
-    static func insertVisits(rows: Int) -> String {
-        "INSERT INTO visits (\(visitColumns.joined(separator: ", "))) VALUES "
-            + Array(repeating: visitRow, count: rows).joined(separator: ", ")
-    }
-
-    public func record(_ visits: [Visit]) async throws(StoreError) {
-        guard !visits.isEmpty else { return }
-        try await run {
-            if visits.count <= Self.visitBatch {
-                _ = try await self.connection.query(Self.insertVisits(rows: visits.count), visits.flatMap(Self.binds(for:)))
-                return
-            }
-            try await self.transaction {
-                for start in stride(from: 0, to: visits.count, by: Self.visitBatch) {
-                    let chunk = visits[start..<min(visits.count, start + Self.visitBatch)]
-                    _ = try await self.connection.query(Self.insertVisits(rows: chunk.count), chunk.flatMap(Self.binds(for:)))
-                }
-            }
-        }
-    }
-
-    private static func binds(for visit: Visit) -> [SQLiteData] {
-        func text(_ value: String?) -> SQLiteData { value.map { .text($0) } ?? .null }
-        return [.float(visit.at.timeIntervalSince1970), .text(visit.domain), text(visit.code), .text(visit.path),
-                .text(visit.platform.rawValue), text(visit.osVersion?.description), .text(visit.deviceClass.rawValue),
-                .text(visit.browser.rawValue), text(visit.inAppHost?.rawValue), .text(visit.bot.rawValue),
-                .text(visit.decision.rawValue), text(visit.referrerHost), text(visit.tags.ref), text(visit.tags.effectiveCampaign),
-                text(visit.tags.channel), text(visit.tags.utmSource), text(visit.tags.utmMedium), text(visit.tags.utmCampaign),
-                .text(visit.ipHash)]
-    }
-
-    public func visitCount() async throws(StoreError) -> Int {
-        try await run {
-            Int(try await self.connection.query("SELECT count(*) AS n FROM visits").first?.column("n")?.integer ?? 0)
-        }
-    }
 }
 
 // MARK: Deferred deep linking
@@ -408,6 +368,7 @@ extension SQLiteStore {
                               event.domain.map { .text($0) } ?? .null, event.code.map { .text($0) } ?? .null,
                               event.tags.effectiveCampaign.map { .text($0) } ?? .null, .text(document)])
                 }
+                try await self.countEvents(events)
             }
         }
     }

@@ -1,0 +1,212 @@
+import Foundation
+import FerryKit
+import SQLiteNIO
+
+// MARK: Visits and their counters
+
+extension SQLiteStore {
+    /// Rows per multi-row statement (`INSERT … VALUES (?, …), (?, …)`): the recorder's whole
+    /// batch in one statement. The text depends only on the row count; values are bound.
+    static let batchRows = 1000
+
+    static let countColumns = ["hour", "domain", "code", "campaign", "platform", "decision", "bot", "in_app", "referrer_host", "country", "tags"]
+    static let visitorColumns = ["day", "domain", "code", "campaign", "ip_hash"]
+    static let eventColumns = ["hour", "app_id", "domain", "code", "campaign", "platform", "kind", "match_type", "tags"]
+
+    static func insert(into table: String, _ columns: [String], rows: Int, then suffix: String = "") -> String {
+        let row = "(" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
+        return "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES "
+            + Array(repeating: row, count: rows).joined(separator: ", ") + suffix
+    }
+
+    /// `INSERT … ON CONFLICT (key) DO UPDATE SET count = count + excluded.count`.
+    static func upsert(into table: String, _ key: [String], count: String, rows: Int) -> String {
+        insert(into: table, key + [count], rows: rows,
+               then: " ON CONFLICT (\(key.joined(separator: ", "))) DO UPDATE SET \(count) = \(count) + excluded.\(count)")
+    }
+
+    public func record(_ visits: [Visit]) async throws(StoreError) {
+        guard !visits.isEmpty else { return }
+        let rollup = VisitRollup(visits)
+        try await run {
+            try await self.transaction {
+                for chunk in chunks(visits, of: Self.batchRows) {
+                    _ = try await self.connection.query(Self.insert(into: "visits", VisitRow.columns, rows: chunk.count),
+                                                        chunk.flatMap { Self.binds(VisitRow($0)) })
+                }
+                try await self.addToCounters(rollup)
+            }
+        }
+    }
+
+    /// Adds a batch's counts; call inside the transaction that stores its visits.
+    func addToCounters(_ rollup: VisitRollup) async throws {
+        for chunk in chunks(Array(rollup.counts), of: Self.batchRows) {
+            _ = try await connection.query(Self.upsert(into: "visit_counts", Self.countColumns, count: "visits", rows: chunk.count),
+                                           chunk.flatMap { Self.binds($0.key) + [.integer($0.value)] })
+        }
+        // Visitors new today on a link add one to its daily count.
+        var newVisitors: [LinkDay: Int] = [:]
+        for chunk in chunks(Array(rollup.visitors), of: Self.batchRows) {
+            let sql = Self.insert(into: "visitor_days", Self.visitorColumns, rows: chunk.count,
+                                  then: " ON CONFLICT DO NOTHING RETURNING day, domain, code")
+            for row in try await connection.query(sql, chunk.flatMap(Self.binds)) {
+                newVisitors[LinkDay(day: Self.int(row, "day"), domain: Self.string(row, "domain"), code: Self.string(row, "code")), default: 0] += 1
+            }
+        }
+        for chunk in chunks(Array(newVisitors), of: Self.batchRows) {
+            _ = try await connection.query(
+                Self.upsert(into: "link_visitors", ["domain", "code", "day"], count: "visitors", rows: chunk.count),
+                chunk.flatMap { [.text($0.key.domain), .text($0.key.code), .integer(Int($0.key.day)), .integer($0.value)] })
+        }
+    }
+
+    /// Counts what was stored before the counters existed (once, when migration 4 is applied).
+    func backfillCounters() async throws {
+        var after: Int64 = 0
+        while true {
+            let rows = try await visitRows(after: after, limit: 10_000)
+            guard let last = rows.last else { break }
+            try await transaction { try await self.addToCounters(VisitRollup(rows.map(\.row.visit))) }
+            after = last.id
+        }
+        let events = try await connection.query("SELECT document FROM app_events").map { try Documents.decode(AppEvent.self, $0) }
+        try await transaction { try await self.countEvents(events) }
+    }
+
+    /// Raw visits after a row id, in id order (for counting and copying).
+    func visitRows(after id: Int64, limit: Int) async throws -> [(id: Int64, row: VisitRow)] {
+        try await connection.query("SELECT id, \(VisitRow.columns.joined(separator: ", ")) FROM visits WHERE id > ? ORDER BY id LIMIT ?",
+                                   [.integer(Int(id)), .integer(limit)]).map { row in
+            func text(_ column: String) -> String? { row.column(column)?.string }
+            let visit = VisitRow(
+                at: row.column("at")?.double ?? 0, domain: Self.string(row, "domain"), code: text("code"), path: Self.string(row, "path"),
+                platform: Self.string(row, "platform"), os_version: text("os_version"), device: Self.string(row, "device"),
+                browser: Self.string(row, "browser"), in_app: text("in_app"), bot: Self.string(row, "bot"), decision: Self.string(row, "decision"),
+                referrer_host: text("referrer_host"), ref: text("ref"), campaign: text("campaign"), channel: text("channel"),
+                utm_source: text("utm_source"), utm_medium: text("utm_medium"), utm_campaign: text("utm_campaign"), utm_term: text("utm_term"),
+                utm_content: text("utm_content"), country: text("country"), ip_hash: Self.string(row, "ip_hash"))
+            return (Self.int(row, "id"), visit)
+        }
+    }
+
+    /// Adds events to their counters; call inside the transaction that stores them.
+    func countEvents(_ events: [AppEvent]) async throws {
+        for chunk in chunks(Array(EventCountKey.counts(events)), of: Self.batchRows) {
+            _ = try await connection.query(Self.upsert(into: "event_counts", Self.eventColumns, count: "events", rows: chunk.count),
+                                           chunk.flatMap { Self.binds($0.key) + [.integer($0.value)] })
+        }
+    }
+
+    public func visitCount() async throws(StoreError) -> Int {
+        try await run {
+            Int(try await self.connection.query("SELECT count(*) AS n FROM visits").first?.column("n")?.integer ?? 0)
+        }
+    }
+
+    public func visitCounts(_ scope: StatsScope, hours: Range<Int64>) async throws(StoreError) -> [VisitCountRow] {
+        let (filter, binds) = Self.filter(scope, time: "hour", hours)
+        return try await run {
+            try await self.connection.query("SELECT \(Self.countColumns.joined(separator: ", ")), visits FROM visit_counts WHERE \(filter)", binds)
+                .map { row in
+                    VisitCountRow(key: VisitCountKey(
+                        hour: Self.int(row, "hour"), domain: Self.string(row, "domain"), code: Self.string(row, "code"),
+                        campaign: Self.string(row, "campaign"), platform: Self.string(row, "platform"), decision: Self.string(row, "decision"),
+                        bot: Self.string(row, "bot"), inApp: Self.string(row, "in_app"), referrerHost: Self.string(row, "referrer_host"),
+                        country: Self.string(row, "country"), tags: Self.string(row, "tags")), visits: Int(Self.int(row, "visits")))
+                }
+        }
+    }
+
+    public func visitorsPerDay(_ scope: StatsScope, days: Range<Int64>) async throws(StoreError) -> [Int64: Int] {
+        let (filter, binds) = Self.filter(scope, time: "day", days)
+        // One link's days are counted as visitors arrive; wider scopes count distinct hashes.
+        let sql = scope.code != nil
+            ? "SELECT day, visitors FROM link_visitors WHERE \(filter)"
+            : "SELECT day, count(DISTINCT ip_hash) AS visitors FROM visitor_days WHERE \(filter) GROUP BY day"
+        return try await run {
+            var result: [Int64: Int] = [:]
+            for row in try await self.connection.query(sql, binds) { result[Self.int(row, "day")] = Int(Self.int(row, "visitors")) }
+            return result
+        }
+    }
+
+    public func eventCounts(_ scope: StatsScope, hours: Range<Int64>) async throws(StoreError) -> [EventCountRow] {
+        let (filter, binds) = Self.filter(scope, time: "hour", hours)
+        let sql = "SELECT \(Self.eventColumns.joined(separator: ", ")), events FROM event_counts WHERE app_id = ? AND "
+            + (scope.includesUnlinked ? "(domain = '' AND hour >= ? AND hour < ? OR \(filter))" : filter)
+        let unlinked: [SQLiteData] = scope.includesUnlinked ? [.integer(Int(hours.lowerBound)), .integer(Int(hours.upperBound))] : []
+        return try await run {
+            try await self.connection.query(sql, [.text(scope.appID)] + unlinked + binds).map { row in
+                EventCountRow(key: EventCountKey(
+                    hour: Self.int(row, "hour"), appID: Self.string(row, "app_id"), domain: Self.string(row, "domain"),
+                    code: Self.string(row, "code"), campaign: Self.string(row, "campaign"), platform: Self.string(row, "platform"),
+                    kind: Self.string(row, "kind"), matchType: Self.string(row, "match_type"), tags: Self.string(row, "tags")),
+                    events: Int(Self.int(row, "events")))
+            }
+        }
+    }
+
+    /// Deletes a few thousand visits at a time, letting the visit writer in between.
+    public func pruneVisits(before date: Date) async throws(StoreError) -> Int {
+        var total = 0
+        while true {
+            let deleted = try await run {
+                try await self.connection.query(
+                    "DELETE FROM visits WHERE id IN (SELECT id FROM visits WHERE at < ? ORDER BY at LIMIT 5000) RETURNING id",
+                    [.float(date.timeIntervalSince1970)]).count
+            }
+            total += deleted
+            if deleted < 5000 { return total }
+        }
+    }
+
+    /// The `WHERE` of a scope (fixed text per shape of scope; every value bound).
+    private static func filter(_ scope: StatsScope, time column: String, _ range: Range<Int64>) -> (String, [SQLiteData]) {
+        var clauses = ["domain IN (" + Array(repeating: "?", count: scope.domains.count).joined(separator: ", ") + ")"]
+        var binds: [SQLiteData] = scope.domains.map { .text($0) }
+        if let code = scope.code {
+            clauses.append("code = ?")
+            binds.append(.text(code))
+        }
+        if let campaign = scope.campaign {
+            clauses.append("campaign = ?")
+            binds.append(.text(campaign))
+        }
+        clauses.append("\(column) >= ? AND \(column) < ?")
+        binds += [.integer(Int(range.lowerBound)), .integer(Int(range.upperBound))]
+        return ("(" + clauses.joined(separator: " AND ") + ")", binds)
+    }
+
+    private static func binds(_ key: VisitCountKey) -> [SQLiteData] {
+        [.integer(Int(key.hour)), .text(key.domain), .text(key.code), .text(key.campaign), .text(key.platform), .text(key.decision),
+         .text(key.bot), .text(key.inApp), .text(key.referrerHost), .text(key.country), .text(key.tags)]
+    }
+
+    private static func binds(_ row: VisitRow) -> [SQLiteData] {
+        [.float(row.at), .text(row.domain), text(row.code), .text(row.path), .text(row.platform), text(row.os_version), .text(row.device),
+         .text(row.browser), text(row.in_app), .text(row.bot), .text(row.decision), text(row.referrer_host), text(row.ref), text(row.campaign),
+         text(row.channel), text(row.utm_source), text(row.utm_medium), text(row.utm_campaign), text(row.utm_term), text(row.utm_content),
+         text(row.country), .text(row.ip_hash)]
+    }
+
+    private static func binds(_ key: VisitorKey) -> [SQLiteData] {
+        [.integer(Int(key.day)), .text(key.domain), .text(key.code), .text(key.campaign), .text(key.ipHash)]
+    }
+
+    private static func binds(_ key: EventCountKey) -> [SQLiteData] {
+        [.integer(Int(key.hour)), .text(key.appID), .text(key.domain), .text(key.code), .text(key.campaign), .text(key.platform),
+         .text(key.kind), .text(key.matchType), .text(key.tags)]
+    }
+
+    private static func text(_ value: String?) -> SQLiteData { value.map { .text($0) } ?? .null }
+    private static func string(_ row: SQLiteRow, _ column: String) -> String { row.column(column)?.string ?? "" }
+    private static func int(_ row: SQLiteRow, _ column: String) -> Int64 { Int64(row.column(column)?.integer ?? 0) }
+}
+
+/// A link on a day: the key of its visitor count.
+struct LinkDay: Hashable {
+    var day: Int64
+    var domain: String
+    var code: String
+}
