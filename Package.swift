@@ -7,6 +7,8 @@ let package = Package(
     products: [
         .library(name: "FerryKit", targets: ["FerryKit"]),
         .library(name: "Ferry", targets: ["Ferry"]),
+        // The stores, for the benchmarks and for tools built on Ferry's database.
+        .library(name: "FerryStore", targets: ["FerryStore"]),
         .executable(name: "ferry", targets: ["ferry"]),
     ],
     dependencies: [

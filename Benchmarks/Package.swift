@@ -16,6 +16,10 @@ let package = Package(
             name: "ClassifyDecide",
             dependencies: [.product(name: "FerryKit", package: "Ferry")]
         ),
+        .executableTarget(
+            name: "StatsQuery",
+            dependencies: [.product(name: "FerryKit", package: "Ferry"), .product(name: "FerryStore", package: "Ferry")]
+        ),
         // The baseline of the redirect benchmark: Hummingbird answering every request with a
         // fixed 302, no lookup, no classification, no recording.
         .executableTarget(

@@ -42,8 +42,12 @@ public protocol LinkStore: Sendable {
     func record(_ visits: [Visit]) async throws(StoreError)
     /// How many raw visits are kept (pruned ones no longer count).
     func visitCount() async throws(StoreError) -> Int
-    /// Counter rows of the scope's visits whose hour is in `hours`.
-    func visitCounts(_ scope: StatsScope, hours: Range<Int64>) async throws(StoreError) -> [VisitCountRow]
+    /// The scope's visits per bucket of the period, decision and bot-or-not (hourly counters).
+    func visitSeries(_ scope: StatsScope, _ period: StatsPeriod) async throws(StoreError) -> [SeriesRow]
+    /// The scope's visits per link whose hour is in `hours` (hourly counters).
+    func visitsByLink(_ scope: StatsScope, hours: Range<Int64>) async throws(StoreError) -> [LinkRow]
+    /// The scope's visits per breakdown value on the days in `days` (daily counters).
+    func visitBreakdowns(_ scope: StatsScope, days: Range<Int64>) async throws(StoreError) -> [BreakdownRow]
     /// Distinct human visitors (hashed IPs) per day in `days`, by the day's start.
     func visitorsPerDay(_ scope: StatsScope, days: Range<Int64>) async throws(StoreError) -> [Int64: Int]
     /// Counter rows of the scope's installs and opens whose hour is in `hours`.
@@ -86,8 +90,9 @@ extension LinkStore {
     public func stats(_ scope: StatsScope, _ period: StatsPeriod) async throws(StoreError) -> StatsReport {
         let hours = period.firstHour..<period.endHour
         let days = RollupTime.day(of: period.from)..<period.endHour
-        return StatsReport(period: period, visits: try await visitCounts(scope, hours: hours),
-                           visitorsPerDay: try await visitorsPerDay(scope, days: days), events: try await eventCounts(scope, hours: hours))
+        return StatsReport(period: period, series: try await visitSeries(scope, period), links: try await visitsByLink(scope, hours: hours),
+                           breakdowns: try await visitBreakdowns(scope, days: days), visitorsPerDay: try await visitorsPerDay(scope, days: days),
+                           events: try await eventCounts(scope, hours: hours))
     }
 
     /// Validates links against their domain's app and encodes them, for a store to write.

@@ -118,9 +118,30 @@ public actor MemoryStore: LinkStore {
 
     public func visitCount() -> Int { visits.count }
 
-    public func visitCounts(_ scope: StatsScope, hours: Range<Int64>) -> [VisitCountRow] {
-        counters.counts.filter { key, _ in hours.contains(key.hour) && scope.contains(domain: key.domain, code: key.code, campaign: key.campaign) }
-            .map { VisitCountRow(key: $0.key, visits: $0.value) }
+    public func visitSeries(_ scope: StatsScope, _ period: StatsPeriod) -> [SeriesRow] {
+        var rows: [SeriesRow] = []
+        for (key, visits) in counters.hours
+        where (period.firstHour..<period.endHour).contains(key.hour) && scope.contains(domain: key.domain, code: key.code, campaign: key.campaign) {
+            rows.append(SeriesRow(bucket: period.bucket(of: key.hour), decision: key.decision, bot: key.bot, visits: visits))
+        }
+        return rows
+    }
+
+    public func visitsByLink(_ scope: StatsScope, hours: Range<Int64>) -> [LinkRow] {
+        var links: [[String]: Tally] = [:]
+        for (key, visits) in counters.hours where hours.contains(key.hour) && scope.contains(domain: key.domain, code: key.code, campaign: key.campaign) {
+            links[[key.domain, key.code, key.campaign], default: Tally()].add(bot: key.bot, visits)
+        }
+        return links.map { LinkRow(domain: $0.key[0], code: $0.key[1], campaign: $0.key[2], tally: $0.value) }
+    }
+
+    public func visitBreakdowns(_ scope: StatsScope, days: Range<Int64>) -> [BreakdownRow] {
+        var values: [[String]: Tally] = [:]
+        for (key, tally) in counters.days where days.contains(key.day) && scope.contains(domain: key.domain, code: key.code, campaign: key.campaign) {
+            values[[key.dimension, key.value], default: Tally()].humans += tally.humans
+            values[[key.dimension, key.value], default: Tally()].bots += tally.bots
+        }
+        return values.map { BreakdownRow(dimension: $0.key[0], value: $0.key[1], tally: $0.value) }
     }
 
     public func visitorsPerDay(_ scope: StatsScope, days: Range<Int64>) -> [Int64: Int] {

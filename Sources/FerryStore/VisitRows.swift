@@ -7,7 +7,7 @@ import FerryKit
 struct VisitRow: Codable, Sendable {
     static let columns = ["at", "domain", "code", "path", "platform", "os_version", "device", "browser", "in_app", "bot", "decision",
                           "referrer_host", "ref", "campaign", "channel", "utm_source", "utm_medium", "utm_campaign", "utm_term",
-                          "utm_content", "country", "ip_hash"]
+                          "utm_content", "campaign_tag", "country", "ip_hash"]
 
     var at: Double
     var domain: String
@@ -30,6 +30,8 @@ struct VisitRow: Codable, Sendable {
     var utm_campaign: String?
     var utm_term: String?
     var utm_content: String?
+    /// The `campaign` tag itself (`nil` in rows written before it was kept).
+    var campaign_tag: String?
     var country: String?
     var ip_hash: String
 }
@@ -56,17 +58,18 @@ extension VisitRow {
         utm_campaign = visit.tags.utmCampaign
         utm_term = visit.tags.utmTerm
         utm_content = visit.tags.utmContent
+        campaign_tag = visit.tags.campaign
         country = visit.country
         ip_hash = visit.ipHash
     }
 
-    /// The visit back. A `campaign` equal to `utm_campaign` was not a tag of its own (the
-    /// column holds the effective campaign), which gives the same numbers either way.
+    /// The visit back. In rows from before `campaign_tag`, a `campaign` equal to `utm_campaign`
+    /// was not a tag of its own (the column holds the effective campaign).
     var visit: Visit {
         let visitor = Visitor(platform: Platform(rawValue: platform) ?? .other, osVersion: os_version.flatMap { Version($0) },
                               deviceClass: DeviceClass(rawValue: device) ?? .other, browser: BrowserFamily(rawValue: browser) ?? .other,
                               inAppHost: in_app.flatMap(InAppHost.init(rawValue:)), bot: BotKind(rawValue: bot) ?? .other)
-        let tags = LinkTags(ref: ref, campaign: campaign == utm_campaign ? nil : campaign, channel: channel, utmSource: utm_source,
+        let tags = LinkTags(ref: ref, campaign: campaign_tag ?? (campaign == utm_campaign ? nil : campaign), channel: channel, utmSource: utm_source,
                             utmMedium: utm_medium, utmCampaign: utm_campaign, utmTerm: utm_term, utmContent: utm_content)
         return Visit(at: Date(timeIntervalSince1970: at), domain: domain, code: code, path: path, visitor: visitor,
                      decision: DecisionKind(rawValue: decision) ?? .notFound, referrerHost: referrer_host, country: country, tags: tags,

@@ -23,4 +23,27 @@ import Testing
         #expect(try await store.visitCount() == 25)
         #expect(recorder.record(Self.visit), "room again after the flush")
     }
+
+    /// Visits wait for their interval (bigger batches, fewer counter rows); an intent does not,
+    /// since the install it waits for may come seconds after the click.
+    @Test func intentsAreWrittenAtOnceAndVisitsInTheirInterval() async throws {
+        let store = MemoryStore()
+        let recorder = VisitRecorder(store: store, interval: .seconds(30))
+        let service = Task { try await recorder.run() }
+        defer { service.cancel() }
+        let now = Date()
+        recorder.record(Self.visit)
+        recorder.record(Self.visit, intent: DeferredIntent(token: "tokenNOWNOWNOWNOWNOWNO", appID: "acme", domain: "go.acme.example",
+                                                           code: "spring", path: "/spring", signals: DeviceSignals(ipHash: "h", platform: .android),
+                                                           createdAt: now, expiresAt: now + 3600))
+        var stored = false
+        for _ in 0..<100 where !stored {
+            stored = !(try await store.intentCandidates(appID: "acme", ipHash: "h", at: now).isEmpty)
+            if !stored { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        #expect(stored, "the intent is in the store within a second")
+        #expect(try await store.visitCount() == 0, "the visits wait for their interval")
+        await recorder.flush()
+        #expect(try await store.visitCount() == 2)
+    }
 }

@@ -86,6 +86,8 @@ extension StoreContractTests {
             #expect(report.countries.map { "\($0.value)=\($0.humanVisits)" } == ["DE=1"])
             #expect(report.campaigns.map { "\($0.value)=\($0.humanVisits)/\($0.botVisits)" } == ["spring=6/2"])
             #expect(report.tags.map { "\($0.value)=\($0.humanVisits)" } == ["campaign=spring=6", "utm_source=news letter&more=6"])
+            #expect(report.devices.map { "\($0.value)=\($0.humanVisits)/\($0.botVisits)" } == ["phone=6/0", "other=0/2"])
+            #expect(report.bots.map { "\($0.value)=\($0.botVisits)" } == ["link-preview=2"])
 
             let campaign = try await store.stats(.campaign("spring", appID: "acme", domains: ["go.acme.example"]), try Self.twoDays())
             #expect(campaign.totals == report.totals, "one link in the campaign")
@@ -103,6 +105,9 @@ extension StoreContractTests {
             #expect(hours.series.map(\.humanVisits) == [0, 4, 1])
             #expect(hours.series.map(\.botVisits) == [0, 2, 0])
             #expect(hours.series.allSatisfy { $0.uniqueVisitors == nil }, "visitors are counted per day")
+            #expect(hours.totals.decisions == ["app-store": 3, "open-in-browser": 1, "play-store": 1], "decisions are exact to the hour")
+            #expect(hours.platforms.map { "\($0.value)=\($0.humanVisits)" } == ["ios=4", "android=1", "other=0"],
+                    "breakdowns cover the whole day the hours are in")
             let other = try await store.stats(.link(domain: "go.acme.example", code: "abc", appID: "other-app"), try Self.twoDays())
             #expect(other.totals.installs.isEmpty, "another app's events")
         }

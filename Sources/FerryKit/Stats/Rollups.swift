@@ -2,16 +2,19 @@ import Foundation
 
 /// Where statistics come from: counters that every store keeps up to date in the same
 /// transaction that writes the raw visits and app events. Reading a link's numbers adds up a
-/// few counter rows per hour instead of scanning its visits, and raw visits can be pruned
-/// without changing any number.
+/// few counter rows per hour (time series, decisions) and per day (breakdowns) instead of
+/// scanning its visits, and raw visits can be pruned without changing any number.
 ///
 /// ```swift
-/// let rollup = VisitRollup(visits)          // what a batch adds
-/// for (key, count) in rollup.counts { … }   // upsert: visits = visits + count
+/// let rollup = VisitRollup(visits)         // what a batch adds
+/// for (key, count) in rollup.hours { … }   // upsert: visits = visits + count
 /// ```
 public struct VisitRollup: Sendable, Equatable {
-    /// Visits per hour and per combination of everything statistics break down by.
-    public var counts: [VisitCountKey: Int] = [:]
+    /// Visits per hour, link, decision and bot-or-not: time series, totals, decisions and
+    /// links come from these.
+    public var hours: [HourKey: Int] = [:]
+    /// Visits per day, link and value of each breakdown (platform, in-app browser, …).
+    public var days: [DayKey: Tally] = [:]
     /// Human visitors per day and link (bots never count as visitors).
     public var visitors: Set<VisitorKey> = []
 
@@ -22,57 +25,98 @@ public struct VisitRollup: Sendable, Equatable {
     }
 
     public mutating func add(_ visit: Visit) {
-        counts[VisitCountKey(visit), default: 0] += 1
-        if !visit.isBot { visitors.insert(VisitorKey(visit)) }
+        let code = visit.code ?? ""
+        let campaign = visit.tags.effectiveCampaign ?? ""
+        let bot = visit.isBot
+        hours[HourKey(hour: RollupTime.hour(of: visit.at), domain: visit.domain, code: code, campaign: campaign,
+                      decision: visit.decision.rawValue, bot: bot), default: 0] += 1
+        let day = RollupTime.day(of: visit.at)
+        func count(_ dimension: Breakdown, _ value: String?) {
+            guard let value, !value.isEmpty else { return }
+            let key = DayKey(day: day, domain: visit.domain, code: code, campaign: campaign, dimension: dimension.rawValue, value: value)
+            days[key, default: Tally()].add(bot: bot)
+        }
+        count(.platform, visit.platform.rawValue)
+        count(.device, visit.deviceClass.rawValue)
+        count(.inApp, visit.inAppHost?.rawValue)
+        count(.referrer, visit.referrerHost)
+        count(.country, visit.country)
+        if bot { count(.bot, visit.bot.rawValue) }
+        for (name, value) in visit.tags.queryItems { count(.tag, "\(name)=\(value)") }
+        if !bot { visitors.insert(VisitorKey(visit)) }
     }
 }
 
-/// One counter row of visits: an hour, a link and one value of every dimension. Empty strings
-/// stand for "none" (a route link has code `""`; no in-app browser is `""`), so that the
-/// key works as a primary key in every database.
-public struct VisitCountKey: Sendable, Hashable, Codable {
+/// What statistics break visits down by, per day.
+public enum Breakdown: String, Sendable, Hashable, Codable, CaseIterable {
+    case platform, device
+    case inApp = "in-app"
+    case referrer, country
+    /// The kind of bot (`link-preview`, `search-crawler`, …); bots only.
+    case bot
+    /// One tag of the link, `utm_source=newsletter`.
+    case tag
+}
+
+/// Human and bot visits.
+public struct Tally: Sendable, Hashable, Codable {
+    public var humans = 0
+    public var bots = 0
+
+    public init(humans: Int = 0, bots: Int = 0) {
+        self.humans = humans
+        self.bots = bots
+    }
+
+    public mutating func add(bot: Bool, _ count: Int = 1) {
+        if bot { bots += count } else { humans += count }
+    }
+}
+
+/// The key of an hourly counter. Empty strings stand for "none" (a route link has code `""`),
+/// so that keys work as primary keys in every database.
+public struct HourKey: Sendable, Hashable, Codable {
     /// Start of the hour, seconds since 1970 (UTC).
     public var hour: Int64
     public var domain: String
     public var code: String
     public var campaign: String
-    public var platform: String
     public var decision: String
-    public var bot: String
-    public var inApp: String
-    public var referrerHost: String
-    public var country: String
-    /// The link's tags as a query string (`RollupTags`).
-    public var tags: String
+    public var bot: Bool
 
-    public init(hour: Int64, domain: String, code: String, campaign: String, platform: String, decision: String, bot: String,
-                inApp: String, referrerHost: String, country: String, tags: String) {
+    public init(hour: Int64, domain: String, code: String, campaign: String, decision: String, bot: Bool) {
         self.hour = hour
         self.domain = domain
         self.code = code
         self.campaign = campaign
-        self.platform = platform
         self.decision = decision
         self.bot = bot
-        self.inApp = inApp
-        self.referrerHost = referrerHost
-        self.country = country
-        self.tags = tags
     }
+}
 
-    public init(_ visit: Visit) {
-        self.init(hour: RollupTime.hour(of: visit.at), domain: visit.domain, code: visit.code ?? "",
-                  campaign: visit.tags.effectiveCampaign ?? "", platform: visit.platform.rawValue, decision: visit.decision.rawValue,
-                  bot: visit.bot.rawValue, inApp: visit.inAppHost?.rawValue ?? "", referrerHost: visit.referrerHost ?? "",
-                  country: visit.country ?? "", tags: RollupTags.encode(visit.tags))
+/// The key of a daily breakdown counter.
+public struct DayKey: Sendable, Hashable, Codable {
+    /// Start of the day, seconds since 1970 (UTC).
+    public var day: Int64
+    public var domain: String
+    public var code: String
+    public var campaign: String
+    /// A `Breakdown`'s raw value.
+    public var dimension: String
+    public var value: String
+
+    public init(day: Int64, domain: String, code: String, campaign: String, dimension: String, value: String) {
+        self.day = day
+        self.domain = domain
+        self.code = code
+        self.campaign = campaign
+        self.dimension = dimension
+        self.value = value
     }
-
-    public var isBot: Bool { bot != BotKind.none.rawValue }
 }
 
 /// A visitor (hashed IP) seen on a link on a day.
 public struct VisitorKey: Sendable, Hashable, Codable {
-    /// Start of the day, seconds since 1970 (UTC).
     public var day: Int64
     public var domain: String
     public var code: String

@@ -85,20 +85,51 @@ public struct StatsPeriod: Sendable, Hashable {
     /// The start of every bucket.
     public var bucketStarts: [Int64] { Array(stride(from: firstHour, to: endHour, by: Int(bucket.seconds))) }
 
-    func bucket(of hour: Int64) -> Int64 { hour - ((hour - firstHour) % bucket.seconds) }
+    /// The start of the bucket an hour falls in (what stores group by).
+    public func bucket(of hour: Int64) -> Int64 { hour - ((hour - firstHour) % bucket.seconds) }
 
     private static func bucketStart(_ date: Date, _ bucket: StatsBucket) -> Int64 {
         bucket == .hour ? RollupTime.hour(of: date) : RollupTime.day(of: date)
     }
 }
 
-/// Counter rows as a store returns them.
-public struct VisitCountRow: Sendable, Hashable {
-    public var key: VisitCountKey
+/// Visits per bucket, decision and bot-or-not, as a store adds them up.
+public struct SeriesRow: Sendable, Hashable {
+    public var bucket: Int64
+    public var decision: String
+    public var bot: Bool
     public var visits: Int
-    public init(key: VisitCountKey, visits: Int) {
-        self.key = key
+    public init(bucket: Int64, decision: String, bot: Bool, visits: Int) {
+        self.bucket = bucket
+        self.decision = decision
+        self.bot = bot
         self.visits = visits
+    }
+}
+
+/// Visits per link over a period.
+public struct LinkRow: Sendable, Hashable {
+    public var domain: String
+    public var code: String
+    public var campaign: String
+    public var tally: Tally
+    public init(domain: String, code: String, campaign: String, tally: Tally) {
+        self.domain = domain
+        self.code = code
+        self.campaign = campaign
+        self.tally = tally
+    }
+}
+
+/// Visits per value of a breakdown over whole days.
+public struct BreakdownRow: Sendable, Hashable {
+    public var dimension: String
+    public var value: String
+    public var tally: Tally
+    public init(dimension: String, value: String, tally: Tally) {
+        self.dimension = dimension
+        self.value = value
+        self.tally = tally
     }
 }
 
@@ -112,8 +143,9 @@ public struct EventCountRow: Sendable, Hashable {
 }
 
 /// The numbers of a scope over a period: totals, a time series and breakdowns, all from
-/// counter rows. Bots are counted apart and never in human numbers, unique visitors or the
-/// conversion.
+/// counters. Bots are counted apart and never in human numbers, unique visitors or the
+/// conversion. Breakdowns (platform, in-app browser, referrer, country, tag…) are counted per
+/// UTC day, so they cover the whole days the period touches; everything else is exact to the hour.
 public struct StatsReport: Sendable, Hashable, Codable {
     public struct Totals: Sendable, Hashable, Codable {
         public var humanVisits = 0
@@ -122,8 +154,8 @@ public struct StatsReport: Sendable, Hashable, Codable {
         public var uniqueVisitors = 0
         /// Human visits by decision (`app-store`, `web`, `preview-page`, …).
         public var decisions: [String: Int] = [:]
-        /// Installs matched to a click, by match type (`deterministic`, `probabilistic`), and
-        /// installs that matched nothing (`none`).
+        /// Installs by how they were matched to a click (`deterministic`, `probabilistic`),
+        /// and installs that matched nothing (`none`; only for a whole app).
         public var installs: [String: Int] = [:]
         public var opens = 0
         /// Matched installs per human visit; `nil` without visits.
@@ -136,12 +168,13 @@ public struct StatsReport: Sendable, Hashable, Codable {
         public var botVisits = 0
         /// Only for daily buckets (visitors are counted per day).
         public var uniqueVisitors: Int?
+        /// Installs matched to a click.
         public var installs = 0
         public var opens = 0
     }
 
-    /// One value of a breakdown. Installs and opens are filled for the dimensions that events
-    /// have too (platform, campaign, link, tag).
+    /// One value of a breakdown. Installs and opens are filled for the dimensions events have
+    /// too (platform, campaign, link, tag).
     public struct Row: Sendable, Hashable, Codable {
         public var value: String
         public var humanVisits = 0
@@ -156,130 +189,158 @@ public struct StatsReport: Sendable, Hashable, Codable {
     public var totals = Totals()
     public var series: [Point]
     public var platforms: [Row] = []
+    /// `phone`, `tablet`, `desktop`, `other`.
+    public var devices: [Row] = []
     public var inAppHosts: [Row] = []
     public var referrerHosts: [Row] = []
+    /// Two-letter codes, when a trusted proxy gave them.
     public var countries: [Row] = []
-    public var campaigns: [Row] = []
-    public var links: [Row] = []
+    /// Bot visits by kind of bot.
+    public var bots: [Row] = []
     /// One row per tag and value, `utm_source=newsletter`.
     public var tags: [Row] = []
+    public var campaigns: [Row] = []
+    /// `go.acme.example/spring`; `go.acme.example (routes)` for route links.
+    public var links: [Row] = []
 
-    /// Adds up counter rows. Rows outside the period are ignored, so a store may return a
-    /// little more than asked.
-    public init(period: StatsPeriod, visits: [VisitCountRow], visitorsPerDay: [Int64: Int], events: [EventCountRow]) {
+    /// Adds up what a store returned. Rows outside the period are ignored.
+    public init(period: StatsPeriod, series seriesRows: [SeriesRow], links linkRows: [LinkRow], breakdowns: [BreakdownRow],
+                visitorsPerDay: [Int64: Int], events: [EventCountRow]) {
         from = period.from
         to = period.to
         bucket = period.bucket
         var points: [Int64: Point] = [:]
         for start in period.bucketStarts {
-            points[start] = Point(start: Date(timeIntervalSince1970: Double(start)),
-                                  uniqueVisitors: period.bucket == .day ? 0 : nil)
+            points[start] = Point(start: Date(timeIntervalSince1970: Double(start)), uniqueVisitors: period.bucket == .day ? 0 : nil)
         }
-        var breakdowns = Breakdowns()
-        for row in visits where points[period.bucket(of: row.key.hour)] != nil && row.key.hour >= period.firstHour {
-            let bucket = period.bucket(of: row.key.hour)
-            let key = row.key
-            if key.isBot {
+        for row in seriesRows where points[row.bucket] != nil {
+            if row.bot {
                 totals.botVisits += row.visits
-                points[bucket]?.botVisits += row.visits
+                points[row.bucket]?.botVisits += row.visits
             } else {
                 totals.humanVisits += row.visits
-                points[bucket]?.humanVisits += row.visits
-                totals.decisions[key.decision, default: 0] += row.visits
+                points[row.bucket]?.humanVisits += row.visits
+                totals.decisions[row.decision, default: 0] += row.visits
             }
-            breakdowns.add(visits: row.visits, bot: key.isBot, platform: key.platform, inApp: key.inApp, referrer: key.referrerHost,
-                           country: key.country, campaign: key.campaign, link: Self.linkName(key.domain, key.code), tags: key.tags)
         }
         for (day, count) in visitorsPerDay where day >= RollupTime.day(of: period.from) && Double(day) < period.to.timeIntervalSince1970 {
             totals.uniqueVisitors += count
             if period.bucket == .day { points[day]?.uniqueVisitors? += count }
         }
-        for row in events where points[period.bucket(of: row.key.hour)] != nil && row.key.hour >= period.firstHour {
-            let bucket = period.bucket(of: row.key.hour)
+        var tables = Tables()
+        for row in breakdowns { tables.add(row.tally, to: row.dimension, row.value) }
+        for row in linkRows {
+            tables.add(row.tally, to: Self.campaigns, row.campaign)
+            tables.add(row.tally, to: Self.links, Self.linkName(row.domain, row.code))
+        }
+        for row in events where row.key.hour >= period.firstHour && row.key.hour < period.endHour {
             let key = row.key
-            if key.kind == AppEvent.Kind.install.rawValue {
-                totals.installs[key.matchType.isEmpty ? MatchType.none.rawValue : key.matchType, default: 0] += row.events
-                guard key.matchType != MatchType.none.rawValue, !key.matchType.isEmpty else { continue }
-                points[bucket]?.installs += row.events
+            let bucket = period.bucket(of: key.hour)
+            let install = key.kind == AppEvent.Kind.install.rawValue
+            let matched = !key.matchType.isEmpty && key.matchType != MatchType.none.rawValue
+            if install {
+                totals.installs[matched ? key.matchType : MatchType.none.rawValue, default: 0] += row.events
+                if matched { points[bucket]?.installs += row.events }
             } else {
                 totals.opens += row.events
                 points[bucket]?.opens += row.events
             }
-            breakdowns.add(event: key, count: row.events, link: key.domain.isEmpty ? nil : Self.linkName(key.domain, key.code))
+            // An install no click led to belongs to its platform only.
+            tables.add(events: row.events, install: install, to: Breakdown.platform.rawValue, key.platform)
+            guard matched || !install else { continue }
+            tables.add(events: row.events, install: install, to: Self.campaigns, key.campaign)
+            if !key.domain.isEmpty { tables.add(events: row.events, install: install, to: Self.links, Self.linkName(key.domain, key.code)) }
+            for (name, value) in RollupTags.decode(key.tags).queryItems {
+                tables.add(events: row.events, install: install, to: Breakdown.tag.rawValue, "\(name)=\(value)")
+            }
         }
         let matched = totals.installs.filter { $0.key != MatchType.none.rawValue }.values.reduce(0, +)
         totals.conversion = totals.humanVisits > 0 ? Double(matched) / Double(totals.humanVisits) : nil
         series = points.values.sorted { $0.start < $1.start }
-        platforms = breakdowns.sorted(\.platforms)
-        inAppHosts = breakdowns.sorted(\.inAppHosts)
-        referrerHosts = breakdowns.sorted(\.referrerHosts)
-        countries = breakdowns.sorted(\.countries)
-        campaigns = breakdowns.sorted(\.campaigns)
-        links = breakdowns.sorted(\.links)
-        tags = breakdowns.sorted(\.tags)
+        platforms = tables.sorted(Breakdown.platform.rawValue)
+        devices = tables.sorted(Breakdown.device.rawValue)
+        inAppHosts = tables.sorted(Breakdown.inApp.rawValue)
+        referrerHosts = tables.sorted(Breakdown.referrer.rawValue)
+        countries = tables.sorted(Breakdown.country.rawValue)
+        bots = tables.sorted(Breakdown.bot.rawValue)
+        tags = tables.sorted(Breakdown.tag.rawValue)
+        campaigns = tables.sorted(Self.campaigns)
+        links = tables.sorted(Self.links)
     }
 
+    private static let campaigns = "campaign"
+    private static let links = "link"
+
     /// `go.acme.example/spring`, or `go.acme.example (routes)` for route links.
-    static func linkName(_ domain: String, _ code: String) -> String {
+    public static func linkName(_ domain: String, _ code: String) -> String {
         code.isEmpty ? "\(domain) (routes)" : "\(domain)/\(code)"
     }
 }
 
-/// Running sums for each breakdown of a report.
-private struct Breakdowns {
-    var platforms: [String: StatsReport.Row] = [:]
-    var inAppHosts: [String: StatsReport.Row] = [:]
-    var referrerHosts: [String: StatsReport.Row] = [:]
-    var countries: [String: StatsReport.Row] = [:]
-    var campaigns: [String: StatsReport.Row] = [:]
-    var links: [String: StatsReport.Row] = [:]
-    var tags: [String: StatsReport.Row] = [:]
+/// Running sums of each breakdown of a report.
+private struct Tables {
+    var rows: [String: [String: StatsReport.Row]] = [:]
 
-    mutating func add(visits: Int, bot: Bool, platform: String, inApp: String, referrer: String, country: String, campaign: String,
-                      link: String, tags tagText: String) {
-        func count(_ table: inout [String: StatsReport.Row], _ value: String) {
-            guard !value.isEmpty else { return }
-            if bot { table[value, default: .init(value: value)].botVisits += visits }
-            else { table[value, default: .init(value: value)].humanVisits += visits }
-        }
-        count(&platforms, platform)
-        count(&inAppHosts, inApp)
-        count(&referrerHosts, referrer)
-        count(&countries, country)
-        count(&campaigns, campaign)
-        count(&links, link)
-        for (name, value) in RollupTags.decode(tagText).queryItems { count(&tags, "\(name)=\(value)") }
-    }
-
-    mutating func add(event key: EventCountKey, count: Int, link: String?) {
-        let install = key.kind == AppEvent.Kind.install.rawValue
-        if install, key.matchType.isEmpty || key.matchType == MatchType.none.rawValue {
-            // An install nobody clicked for belongs to the platform only.
-            Self.countEvent(&platforms, key.platform, count, install: true)
-            return
-        }
-        Self.countEvent(&platforms, key.platform, count, install: install)
-        Self.countEvent(&campaigns, key.campaign, count, install: install)
-        if let link { Self.countEvent(&links, link, count, install: install) }
-        for (name, value) in RollupTags.decode(key.tags).queryItems { Self.countEvent(&tags, "\(name)=\(value)", count, install: install) }
-    }
-
-    private static func countEvent(_ table: inout [String: StatsReport.Row], _ value: String, _ count: Int, install: Bool) {
+    mutating func add(_ tally: Tally, to table: String, _ value: String) {
         guard !value.isEmpty else { return }
-        var row = table[value, default: .init(value: value)]
-        if install { row.installs = (row.installs ?? 0) + count } else { row.opens = (row.opens ?? 0) + count }
-        table[value] = row
+        rows[table, default: [:]][value, default: .init(value: value)].humanVisits += tally.humans
+        rows[table, default: [:]][value, default: .init(value: value)].botVisits += tally.bots
     }
 
-    /// Most human visits first, then by value.
-    func sorted(_ table: KeyPath<Breakdowns, [String: StatsReport.Row]>) -> [StatsReport.Row] {
-        self[keyPath: table].values.map { row in
-            var row = row
-            if row.installs != nil || row.opens != nil {
-                row.installs = row.installs ?? 0
-                row.opens = row.opens ?? 0
-            }
-            return row
-        }.sorted { ($0.humanVisits, $1.value) > ($1.humanVisits, $0.value) }
+    mutating func add(events count: Int, install: Bool, to table: String, _ value: String) {
+        guard !value.isEmpty else { return }
+        var row = rows[table, default: [:]][value, default: .init(value: value)]
+        row.installs = (row.installs ?? 0) + (install ? count : 0)
+        row.opens = (row.opens ?? 0) + (install ? 0 : count)
+        rows[table, default: [:]][value] = row
     }
+
+    /// Most human visits first, then most bot visits, then by value.
+    func sorted(_ table: String) -> [StatsReport.Row] {
+        (rows[table] ?? [:]).values.sorted { ($0.humanVisits, $0.botVisits, $1.value) > ($1.humanVisits, $1.botVisits, $0.value) }
+    }
+}
+
+extension StatsPeriod {
+    /// A period from query text: `from`/`to` as `2027-01-15` (whole UTC days, `to` included)
+    /// or ISO 8601 times; by default the last 30 days (daily) or 48 hours (hourly) up to `now`.
+    public static func parse(from: String?, to: String?, bucket: String?, now: Date) throws(ValidationError) -> StatsPeriod {
+        let width: StatsBucket
+        if let bucket, !bucket.isEmpty {
+            guard let parsed = StatsBucket(rawValue: bucket) else { throw .invalid("bucket", "'hour' or 'day'") }
+            width = parsed
+        } else {
+            width = .day
+        }
+        let end = try to.map { text throws(ValidationError) in try date(text, field: "to", endOfDay: true) } ?? now
+        let start = try from.map { text throws(ValidationError) in try date(text, field: "from", endOfDay: false) }
+            ?? end - (width == .day ? 30 * 86_400 : 48 * 3600)
+        return try StatsPeriod(from: start, to: end, bucket: width)
+    }
+
+    private static func date(_ text: String, field: String, endOfDay: Bool) throws(ValidationError) -> Date {
+        if text.utf8.count == 10, let day = dayFormatter.date(from: text) {
+            return endOfDay ? day + 86_400 : day
+        }
+        for formatter in timeFormatters {
+            if let date = formatter.date(from: text) { return date }
+        }
+        throw .invalid(field, "a date (2027-01-15) or an ISO 8601 time (2027-01-15T09:30:00Z)")
+    }
+
+    nonisolated(unsafe) private static let dayFormatter: DateFormatter = {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd"
+        formatter.isLenient = false
+        return formatter
+    }()
+
+    nonisolated(unsafe) private static let timeFormatters: [ISO8601DateFormatter] = {
+        let plain = ISO8601DateFormatter()
+        let fractional = ISO8601DateFormatter()
+        fractional.formatOptions.insert(.withFractionalSeconds)
+        return [plain, fractional]
+    }()
 }

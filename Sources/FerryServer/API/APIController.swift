@@ -55,6 +55,9 @@ struct APIController<Store: LinkStore> {
             return answer.response
         }
 
+        let stats = StatsController(store: store)
+        api.get("stats") { request, _ in try await stats.report(request) }
+
         api.get("apps") { _, _ in try APICoding.response(try await call { try await store.apps() }) }
         api.post("apps") { request, context in
             var app = try await APICoding.decode(App.self, from: request, context: context)

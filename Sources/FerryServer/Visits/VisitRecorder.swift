@@ -62,9 +62,11 @@ public final class VisitRecorder<Store: LinkStore>: Service, Sendable {
 
     /// - Parameters:
     ///   - capacity: visits the queue holds at most (split evenly over the shards).
-    ///   - batchSize: visits per write; a shard reaching it wakes the writer early.
-    ///   - interval: the longest a visit waits to be written.
-    public init(store: Store, capacity: Int = 100_000, batchSize: Int = 1000, interval: Duration = .milliseconds(200),
+    ///   - batchSize: visits per write (and per transaction with their counters: the larger,
+    ///     the fewer counter rows per visit); a shard reaching it wakes the writer early.
+    ///   - interval: the longest a visit waits to be written. Deferred intents do not wait:
+    ///     an install may follow its click within seconds, so queuing one wakes the writer.
+    public init(store: Store, capacity: Int = 200_000, batchSize: Int = 10_000, interval: Duration = .seconds(1),
                 shards: Int = 8, logger: Logger = Logger(label: "ferry.visits")) {
         self.store = store
         self.shardCapacity = max(1, capacity / max(1, shards))
@@ -87,7 +89,7 @@ public final class VisitRecorder<Store: LinkStore>: Service, Sendable {
             shard.buffer.append(visit)
             if let intent { shard.intents.append(intent) }
             shard.queued += 1
-            return (true, shard.buffer.count == batchSize)
+            return (true, shard.buffer.count == batchSize || intent != nil)
         }
         if full { ring() }
         return accepted
@@ -99,6 +101,7 @@ public final class VisitRecorder<Store: LinkStore>: Service, Sendable {
         shards[ThreadScratch.current.number % shards.count].withLockedValue { shard in
             if shard.updates.count < shardCapacity { shard.updates.append(update) }
         }
+        ring()
     }
 
     public var counts: Counts {
@@ -111,9 +114,14 @@ public final class VisitRecorder<Store: LinkStore>: Service, Sendable {
 
     public func run() async throws {
         await withGracefulShutdownHandler {
+            // Visits are written every `interval` (or when a shard holds a batch): the more in a
+            // transaction, the fewer counter rows per visit. Intents go as soon as they come.
+            var visitsDue = ContinuousClock.now + interval
             while !Task.isShuttingDownGracefully, !Task.isCancelled {
-                await waitForWork()
-                await writePending(all: false)
+                await waitForWork(until: visitsDue)
+                let visits = ContinuousClock.now >= visitsDue || hasFullBatch
+                await writePending(all: false, visits: visits)
+                if visits { visitsDue = ContinuousClock.now + interval }
             }
         } onGracefulShutdown: {
             self.ring()
@@ -139,16 +147,20 @@ public final class VisitRecorder<Store: LinkStore>: Service, Sendable {
         shards.contains { $0.withLockedValue { $0.buffer.count >= batchSize } }
     }
 
-    private func waitForWork() async {
+    private var hasIntents: Bool {
+        shards.contains { $0.withLockedValue { !$0.intents.isEmpty || !$0.updates.isEmpty } }
+    }
+
+    private func waitForWork(until deadline: ContinuousClock.Instant) async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 await withCheckedContinuation { continuation in
                     self.writer.withLockedValue { $0.doorbell = continuation }
-                    // A shard that filled up before the doorbell was hung rings it now.
-                    if self.hasFullBatch { self.ring() }
+                    // A shard that filled up, or got an intent, before the doorbell was hung rings it now.
+                    if self.hasFullBatch || self.hasIntents { self.ring() }
                 }
             }
-            group.addTask { try? await Task.sleep(for: self.interval) }
+            group.addTask { try? await Task.sleep(until: deadline, clock: .continuous) }
             await group.next()
             self.ring()
             group.cancelAll()
@@ -158,7 +170,7 @@ public final class VisitRecorder<Store: LinkStore>: Service, Sendable {
     /// Takes everything queued (a swap per shard, so requests wait on a lock only for that)
     /// and writes it in batches: visits, then the intents they left, then the signals pages
     /// reported for those intents.
-    private func writePending(all: Bool) async {
+    private func writePending(all: Bool, visits takeVisits: Bool = true) async {
         repeat {
             var taken: [Visit] = []
             var intents: [DeferredIntent] = []
@@ -166,8 +178,10 @@ public final class VisitRecorder<Store: LinkStore>: Service, Sendable {
             for shard in shards {
                 let (visits, newIntents, newUpdates) = shard.withLockedValue { shard in
                     var emptied: [Visit] = []
-                    emptied.reserveCapacity(min(batchSize, shardCapacity))
-                    swap(&emptied, &shard.buffer)
+                    if takeVisits || all {
+                        emptied.reserveCapacity(min(batchSize, shardCapacity))
+                        swap(&emptied, &shard.buffer)
+                    }
                     defer { shard.intents = []; shard.updates = [] }
                     return (emptied, shard.intents, shard.updates)
                 }
@@ -185,7 +199,7 @@ public final class VisitRecorder<Store: LinkStore>: Service, Sendable {
                     return
                 }
             }
-        } while all || hasFullBatch
+        } while all || (takeVisits && hasFullBatch)
     }
 
     /// Intents go first: an install may ask for its token a moment after the click.

@@ -93,6 +93,8 @@ public struct CopiedTable: Sendable {
         case time
         /// A JSON document: `TEXT` in SQLite, `JSONB` in PostgreSQL.
         case json
+        /// Yes or no: `INTEGER` 0/1 in SQLite, `BOOLEAN` in PostgreSQL.
+        case flag
     }
 
     public let name: String
@@ -126,12 +128,12 @@ public struct CopiedTable: Sendable {
         CopiedTable("visits", key: [], [("at", .time)] + VisitRow.columns.dropFirst().map { ($0, .text) }),
         CopiedTable("app_events", key: [], [("at", .time)] + text("app_id", "kind", "platform", "match_type", "domain", "code", "campaign")
                     + [("document", .json)]),
-        CopiedTable("visit_counts", key: ["domain", "code", "hour", "campaign", "platform", "decision", "bot", "in_app", "referrer_host",
-                                          "country", "tags"],
-                    text("domain", "code") + [("hour", .integer)] + text("campaign", "platform", "decision", "bot", "in_app", "referrer_host",
-                                                                         "country", "tags") + [("visits", .integer)]),
-        CopiedTable("visitor_days", key: ["domain", "code", "day", "ip_hash"],
-                    text("domain", "code") + [("day", .integer)] + text("ip_hash", "campaign")),
+        CopiedTable("visit_hours", key: ["domain", "code", "hour", "campaign", "decision", "bot"],
+                    text("domain", "code") + [("hour", .integer)] + text("campaign", "decision") + [("bot", .flag), ("visits", .integer)]),
+        CopiedTable("visit_days", key: ["domain", "code", "day", "campaign", "dimension", "value"],
+                    text("domain", "code") + [("day", .integer)] + text("campaign", "dimension", "value") + [("humans", .integer), ("bots", .integer)]),
+        CopiedTable("visitor_days", key: ["day", "domain", "code", "ip_hash"],
+                    [("day", .integer)] + text("domain", "code", "ip_hash", "campaign")),
         CopiedTable("link_visitors", key: ["domain", "code", "day"], text("domain", "code") + [("day", .integer), ("visitors", .integer)]),
         CopiedTable("event_counts", key: ["app_id", "domain", "code", "hour", "campaign", "platform", "kind", "match_type", "tags"],
                     text("app_id", "domain", "code") + [("hour", .integer)] + text("campaign", "platform", "kind", "match_type", "tags")

@@ -104,33 +104,42 @@ enum PostgresMigrations {
         // `PostgresStore.backfillCounters` right after. Every tag and the country on raw visits.
         // What `ferry store copy` keeps.
         (2, [
-            "ALTER TABLE visits ADD COLUMN utm_term TEXT, ADD COLUMN utm_content TEXT, ADD COLUMN country TEXT",
+            "ALTER TABLE visits ADD COLUMN utm_term TEXT, ADD COLUMN utm_content TEXT, ADD COLUMN campaign_tag TEXT, ADD COLUMN country TEXT",
             """
-            CREATE TABLE visit_counts (
-                hour BIGINT NOT NULL,
+            CREATE TABLE visit_hours (
                 domain TEXT NOT NULL,
                 code TEXT NOT NULL,
+                hour BIGINT NOT NULL,
                 campaign TEXT NOT NULL,
-                platform TEXT NOT NULL,
                 decision TEXT NOT NULL,
-                bot TEXT NOT NULL,
-                in_app TEXT NOT NULL,
-                referrer_host TEXT NOT NULL,
-                country TEXT NOT NULL,
-                tags TEXT NOT NULL,
+                bot BOOLEAN NOT NULL,
                 visits BIGINT NOT NULL,
-                PRIMARY KEY (domain, code, hour, campaign, platform, decision, bot, in_app, referrer_host, country, tags)
+                PRIMARY KEY (domain, code, hour, campaign, decision, bot)
             )
             """,
-            "CREATE INDEX visit_counts_campaign ON visit_counts(campaign, hour)",
+            "CREATE INDEX visit_hours_campaign ON visit_hours(campaign, hour)",
+            """
+            CREATE TABLE visit_days (
+                domain TEXT NOT NULL,
+                code TEXT NOT NULL,
+                day BIGINT NOT NULL,
+                campaign TEXT NOT NULL,
+                dimension TEXT NOT NULL,
+                value TEXT NOT NULL,
+                humans BIGINT NOT NULL,
+                bots BIGINT NOT NULL,
+                PRIMARY KEY (domain, code, day, campaign, dimension, value)
+            )
+            """,
+            "CREATE INDEX visit_days_campaign ON visit_days(campaign, day)",
             """
             CREATE TABLE visitor_days (
                 day BIGINT NOT NULL,
                 domain TEXT NOT NULL,
                 code TEXT NOT NULL,
-                campaign TEXT NOT NULL,
                 ip_hash TEXT NOT NULL,
-                PRIMARY KEY (domain, code, day, ip_hash)
+                campaign TEXT NOT NULL,
+                PRIMARY KEY (day, domain, code, ip_hash)
             )
             """,
             "CREATE INDEX visitor_days_campaign ON visitor_days(campaign, day)",
@@ -145,10 +154,10 @@ enum PostgresMigrations {
             """,
             """
             CREATE TABLE event_counts (
-                hour BIGINT NOT NULL,
                 app_id TEXT NOT NULL,
                 domain TEXT NOT NULL,
                 code TEXT NOT NULL,
+                hour BIGINT NOT NULL,
                 campaign TEXT NOT NULL,
                 platform TEXT NOT NULL,
                 kind TEXT NOT NULL,

@@ -20,7 +20,10 @@ extension PostgresStore: CopyableStore {
         let order = table.isAppendOnly ? "id" : table.keyList
         if let after {
             let placeholders = after.indices.map { "$\(bindings.count + $0 + 1)" }.joined(separator: ", ")
-            for cell in after { Self.append(cell, to: &bindings) }
+            let kinds = table.isAppendOnly ? [.integer] : table.key.map { name in table.columns.first { $0.name == name }?.kind ?? .text }
+            for (cell, kind) in zip(after, kinds) {
+                if kind == .flag, case .integer(let value) = cell { bindings.append(value != 0) } else { Self.append(cell, to: &bindings) }
+            }
             clauses.append("(\(order)) > (\(placeholders))")
         }
         if table.onlyLive {
@@ -34,6 +37,7 @@ extension PostgresStore: CopyableStore {
             case .time: "extract(epoch FROM \(name))::float8"
             case .json: "\(name)::text"
             case .integer: "\(name)::int8"
+            case .flag: "\(name)::int::int8"
             case .text: name
             }
         }).joined(separator: ", ")
@@ -46,7 +50,7 @@ extension PostgresStore: CopyableStore {
                 for (cell, kind) in zip(row.makeRandomAccess(), kinds) {
                     switch kind {
                     case .text, .json: cells.append(try cell.decode(String?.self).map(CopyCell.text) ?? .null)
-                    case .integer: cells.append(try cell.decode(Int64?.self).map(CopyCell.integer) ?? .null)
+                    case .integer, .flag: cells.append(try cell.decode(Int64?.self).map(CopyCell.integer) ?? .null)
                     case .time: cells.append(try cell.decode(Double?.self).map(CopyCell.real) ?? .null)
                     }
                 }
@@ -63,7 +67,7 @@ extension PostgresStore: CopyableStore {
         let record = table.columns.map { name, kind in
             switch kind {
             case .text, .json: "\(name) text"
-            case .integer: "\(name) bigint"
+            case .integer, .flag: "\(name) bigint"
             case .time: "\(name) double precision"
             }
         }.joined(separator: ", ")
@@ -71,6 +75,7 @@ extension PostgresStore: CopyableStore {
             switch kind {
             case .time: "to_timestamp(r.\(name))"
             case .json: "r.\(name)::jsonb"
+            case .flag: "(r.\(name) <> 0)"
             case .text, .integer: "r.\(name)"
             }
         }.joined(separator: ", ")

@@ -10,14 +10,16 @@ extension PostgresStore {
         guard !visits.isEmpty else { return }
         let rows = try Self.json(visits.map(VisitRow.init))
         let rollup = VisitRollup(visits)
+        let visitors = seenVisitors.unseen(rollup.visitors)
         let logger = logger
         try await transaction { connection in
             try await connection.query("""
                 INSERT INTO visits (\(unescaped: Self.visitColumns)) SELECT \(unescaped: Self.visitValues)
                 FROM jsonb_to_recordset(\(rows)::jsonb) AS r(\(unescaped: Self.visitRecord))
                 """, logger: logger)
-            try await Self.addToCounters(rollup, on: connection, logger: logger)
+            try await Self.addToCounters(rollup, visitors: visitors, on: connection, logger: logger)
         }
+        seenVisitors.remember(visitors)
     }
 
     private static let visitColumns = VisitRow.columns.joined(separator: ", ")
@@ -26,35 +28,43 @@ extension PostgresStore {
 
     /// Adds a batch's counts inside the transaction that stores its visits. Rows go in key
     /// order, so that nodes writing at once lock counter rows in the same order (no deadlock).
-    static func addToCounters(_ rollup: VisitRollup, on connection: PostgresConnection, logger: Logger) async throws {
-        struct Count: Encodable {
-            let hour: Int64, domain: String, code: String, campaign: String, platform: String, decision: String, bot: String
-            let in_app: String, referrer_host: String, country: String, tags: String, visits: Int
-        }
-        struct Visitor: Encodable { let day: Int64, domain: String, code: String, campaign: String, ip_hash: String }
-        let counts = rollup.counts.map { key, visits in
-            Count(hour: key.hour, domain: key.domain, code: key.code, campaign: key.campaign, platform: key.platform, decision: key.decision,
-                  bot: key.bot, in_app: key.inApp, referrer_host: key.referrerHost, country: key.country, tags: key.tags, visits: visits)
-        }.sorted { [$0.domain, $0.code, String($0.hour), $0.campaign, $0.platform, $0.decision, $0.bot, $0.in_app, $0.referrer_host,
-                    $0.country, $0.tags].lexicographicallyPrecedes([$1.domain, $1.code, String($1.hour), $1.campaign, $1.platform,
-                    $1.decision, $1.bot, $1.in_app, $1.referrer_host, $1.country, $1.tags]) }
-        let visitors = rollup.visitors.map { Visitor(day: $0.day, domain: $0.domain, code: $0.code, campaign: $0.campaign, ip_hash: $0.ipHash) }
-            .sorted { ($0.domain, $0.code, $0.day, $0.ip_hash) < ($1.domain, $1.code, $1.day, $1.ip_hash) }
+    static func addToCounters(_ rollup: VisitRollup, visitors: [VisitorKey], on connection: PostgresConnection, logger: Logger) async throws {
+        struct Hour: Encodable { let domain: String, code: String, hour: Int64, campaign: String, decision: String, bot: Bool, visits: Int }
+        struct Day: Encodable { let domain: String, code: String, day: Int64, campaign: String, dimension: String, value: String, humans: Int, bots: Int }
+        struct Visitor: Encodable { let day: Int64, domain: String, code: String, ip_hash: String, campaign: String }
+        let hours = rollup.hours.map { key, visits in
+            Hour(domain: key.domain, code: key.code, hour: key.hour, campaign: key.campaign, decision: key.decision, bot: key.bot, visits: visits)
+        }.sorted { ($0.domain, $0.code, $0.hour, $0.campaign, $0.decision, $0.bot ? 1 : 0) < ($1.domain, $1.code, $1.hour, $1.campaign, $1.decision, $1.bot ? 1 : 0) }
+        let days = rollup.days.map { key, tally in
+            Day(domain: key.domain, code: key.code, day: key.day, campaign: key.campaign, dimension: key.dimension, value: key.value,
+                humans: tally.humans, bots: tally.bots)
+        }.sorted { ($0.domain, $0.code, $0.day, $0.campaign, $0.dimension, $0.value) < ($1.domain, $1.code, $1.day, $1.campaign, $1.dimension, $1.value) }
+        let newVisitors = visitors.map { Visitor(day: $0.day, domain: $0.domain, code: $0.code, ip_hash: $0.ipHash, campaign: $0.campaign) }
+            .sorted { ($0.day, $0.domain, $0.code, $0.ip_hash) < ($1.day, $1.domain, $1.code, $1.ip_hash) }
         try await connection.query("""
-            INSERT INTO visit_counts (hour, domain, code, campaign, platform, decision, bot, in_app, referrer_host, country, tags, visits)
-            SELECT r.hour, r.domain, r.code, r.campaign, r.platform, r.decision, r.bot, r.in_app, r.referrer_host, r.country, r.tags, r.visits
-            FROM jsonb_to_recordset(\(try json(counts))::jsonb) AS r(hour bigint, domain text, code text, campaign text, platform text,
-                 decision text, bot text, in_app text, referrer_host text, country text, tags text, visits bigint)
-            ON CONFLICT (domain, code, hour, campaign, platform, decision, bot, in_app, referrer_host, country, tags)
-            DO UPDATE SET visits = visit_counts.visits + excluded.visits
+            INSERT INTO visit_hours (domain, code, hour, campaign, decision, bot, visits)
+            SELECT r.domain, r.code, r.hour, r.campaign, r.decision, r.bot, r.visits
+            FROM jsonb_to_recordset(\(try json(hours))::jsonb) AS r(domain text, code text, hour bigint, campaign text, decision text,
+                 bot boolean, visits bigint)
+            ON CONFLICT (domain, code, hour, campaign, decision, bot) DO UPDATE SET visits = visit_hours.visits + excluded.visits
             """, logger: logger)
-        guard !visitors.isEmpty else { return }
-        // Visitors new on a link today add one to its daily count.
+        if !days.isEmpty {
+            try await connection.query("""
+                INSERT INTO visit_days (domain, code, day, campaign, dimension, value, humans, bots)
+                SELECT r.domain, r.code, r.day, r.campaign, r.dimension, r.value, r.humans, r.bots
+                FROM jsonb_to_recordset(\(try json(days))::jsonb) AS r(domain text, code text, day bigint, campaign text, dimension text,
+                     value text, humans bigint, bots bigint)
+                ON CONFLICT (domain, code, day, campaign, dimension, value)
+                DO UPDATE SET humans = visit_days.humans + excluded.humans, bots = visit_days.bots + excluded.bots
+                """, logger: logger)
+        }
+        guard !newVisitors.isEmpty else { return }
+        // Visitors new on a link that day add one to its daily count.
         try await connection.query("""
             WITH new AS (
-                INSERT INTO visitor_days (day, domain, code, campaign, ip_hash)
-                SELECT r.day, r.domain, r.code, r.campaign, r.ip_hash
-                FROM jsonb_to_recordset(\(try json(visitors))::jsonb) AS r(day bigint, domain text, code text, campaign text, ip_hash text)
+                INSERT INTO visitor_days (day, domain, code, ip_hash, campaign)
+                SELECT r.day, r.domain, r.code, r.ip_hash, r.campaign
+                FROM jsonb_to_recordset(\(try json(newVisitors))::jsonb) AS r(day bigint, domain text, code text, ip_hash text, campaign text)
                 ON CONFLICT DO NOTHING
                 RETURNING domain, code, day
             )
@@ -92,7 +102,8 @@ extension PostgresStore {
         while true {
             let rows = try await visitRows(after: after, limit: 10_000, on: connection, logger: logger)
             guard let last = rows.last else { break }
-            try await addToCounters(VisitRollup(rows.map(\.row.visit)), on: connection, logger: logger)
+            let rollup = VisitRollup(rows.map(\.row.visit))
+            try await addToCounters(rollup, visitors: Array(rollup.visitors), on: connection, logger: logger)
             after = last.id
         }
         var events: [AppEvent] = []
@@ -122,22 +133,53 @@ extension PostgresStore {
         }
     }
 
-    public func visitCounts(_ scope: StatsScope, hours: Range<Int64>) async throws(StoreError) -> [VisitCountRow] {
-        try await run {
-            var result: [VisitCountRow] = []
-            let query: PostgresQuery = """
-                SELECT hour, domain, code, campaign, platform, decision, bot, in_app, referrer_host, country, tags, visits FROM visit_counts
-                WHERE domain = ANY(\(scope.domains)) AND (\(scope.code)::text IS NULL OR code = \(scope.code))
-                  AND (\(scope.campaign)::text IS NULL OR campaign = \(scope.campaign)) AND hour >= \(hours.lowerBound) AND hour < \(hours.upperBound)
-                """
-            for try await row in try await client.query(query, logger: logger) {
-                let (hour, domain, code, campaign, platform, decision, bot, inApp, referrer, country, tags, visits) =
-                    try row.decode((Int64, String, String, String, String, String, String, String, String, String, String, Int64).self)
-                result.append(VisitCountRow(key: VisitCountKey(hour: hour, domain: domain, code: code, campaign: campaign, platform: platform,
-                                                               decision: decision, bot: bot, inApp: inApp, referrerHost: referrer,
-                                                               country: country, tags: tags), visits: Int(visits)))
+    public func visitSeries(_ scope: StatsScope, _ period: StatsPeriod) async throws(StoreError) -> [SeriesRow] {
+        let origin = period.firstHour, size = period.bucket.seconds
+        let query: PostgresQuery = """
+            SELECT hour - ((hour - \(origin)) % \(size)) AS bucket, decision, bot, sum(visits)::int8 FROM visit_hours
+            WHERE domain = ANY(\(scope.domains)) AND (\(scope.code)::text IS NULL OR code = \(scope.code))
+              AND (\(scope.campaign)::text IS NULL OR campaign = \(scope.campaign)) AND hour >= \(origin) AND hour < \(period.endHour)
+            GROUP BY bucket, decision, bot
+            """
+        return try await run {
+            var rows: [SeriesRow] = []
+            for try await (bucket, decision, bot, visits) in try await client.query(query, logger: logger).decode((Int64, String, Bool, Int64).self) {
+                rows.append(SeriesRow(bucket: bucket, decision: decision, bot: bot, visits: Int(visits)))
             }
-            return result
+            return rows
+        }
+    }
+
+    public func visitsByLink(_ scope: StatsScope, hours: Range<Int64>) async throws(StoreError) -> [LinkRow] {
+        let query: PostgresQuery = """
+            SELECT domain, code, campaign, (sum(visits) FILTER (WHERE NOT bot))::int8, (sum(visits) FILTER (WHERE bot))::int8 FROM visit_hours
+            WHERE domain = ANY(\(scope.domains)) AND (\(scope.code)::text IS NULL OR code = \(scope.code))
+              AND (\(scope.campaign)::text IS NULL OR campaign = \(scope.campaign)) AND hour >= \(hours.lowerBound) AND hour < \(hours.upperBound)
+            GROUP BY domain, code, campaign
+            """
+        return try await run {
+            var rows: [LinkRow] = []
+            for try await (domain, code, campaign, humans, bots) in try await client.query(query, logger: logger)
+                .decode((String, String, String, Int64?, Int64?).self) {
+                rows.append(LinkRow(domain: domain, code: code, campaign: campaign, tally: Tally(humans: Int(humans ?? 0), bots: Int(bots ?? 0))))
+            }
+            return rows
+        }
+    }
+
+    public func visitBreakdowns(_ scope: StatsScope, days: Range<Int64>) async throws(StoreError) -> [BreakdownRow] {
+        let query: PostgresQuery = """
+            SELECT dimension, value, sum(humans)::int8, sum(bots)::int8 FROM visit_days
+            WHERE domain = ANY(\(scope.domains)) AND (\(scope.code)::text IS NULL OR code = \(scope.code))
+              AND (\(scope.campaign)::text IS NULL OR campaign = \(scope.campaign)) AND day >= \(days.lowerBound) AND day < \(days.upperBound)
+            GROUP BY dimension, value
+            """
+        return try await run {
+            var rows: [BreakdownRow] = []
+            for try await (dimension, value, humans, bots) in try await client.query(query, logger: logger).decode((String, String, Int64, Int64).self) {
+                rows.append(BreakdownRow(dimension: dimension, value: value, tally: Tally(humans: Int(humans), bots: Int(bots))))
+            }
+            return rows
         }
     }
 

@@ -29,6 +29,7 @@ public final class PostgresStore: SharedStore {
 
     let client: PostgresClient
     private let runner: Task<Void, Never>
+    let seenVisitors = SeenVisitors()
     let logger: Logger
 
     private init(client: PostgresClient, logger: Logger) {

@@ -115,32 +115,42 @@ enum SQLiteMigrations {
             "ALTER TABLE visits ADD COLUMN utm_term TEXT",
             "ALTER TABLE visits ADD COLUMN utm_content TEXT",
             "ALTER TABLE visits ADD COLUMN country TEXT",
+            "ALTER TABLE visits ADD COLUMN campaign_tag TEXT",
             """
-            CREATE TABLE visit_counts (
-                hour INTEGER NOT NULL,
+            CREATE TABLE visit_hours (
                 domain TEXT NOT NULL,
                 code TEXT NOT NULL,
+                hour INTEGER NOT NULL,
                 campaign TEXT NOT NULL,
-                platform TEXT NOT NULL,
                 decision TEXT NOT NULL,
-                bot TEXT NOT NULL,
-                in_app TEXT NOT NULL,
-                referrer_host TEXT NOT NULL,
-                country TEXT NOT NULL,
-                tags TEXT NOT NULL,
+                bot INTEGER NOT NULL,
                 visits INTEGER NOT NULL,
-                PRIMARY KEY (domain, code, hour, campaign, platform, decision, bot, in_app, referrer_host, country, tags)
+                PRIMARY KEY (domain, code, hour, campaign, decision, bot)
             ) STRICT, WITHOUT ROWID
             """,
-            "CREATE INDEX visit_counts_campaign ON visit_counts(campaign, hour)",
+            "CREATE INDEX visit_hours_campaign ON visit_hours(campaign, hour)",
+            """
+            CREATE TABLE visit_days (
+                domain TEXT NOT NULL,
+                code TEXT NOT NULL,
+                day INTEGER NOT NULL,
+                campaign TEXT NOT NULL,
+                dimension TEXT NOT NULL,
+                value TEXT NOT NULL,
+                humans INTEGER NOT NULL,
+                bots INTEGER NOT NULL,
+                PRIMARY KEY (domain, code, day, campaign, dimension, value)
+            ) STRICT, WITHOUT ROWID
+            """,
+            "CREATE INDEX visit_days_campaign ON visit_days(campaign, day)",
             """
             CREATE TABLE visitor_days (
                 day INTEGER NOT NULL,
                 domain TEXT NOT NULL,
                 code TEXT NOT NULL,
-                campaign TEXT NOT NULL,
                 ip_hash TEXT NOT NULL,
-                PRIMARY KEY (domain, code, day, ip_hash)
+                campaign TEXT NOT NULL,
+                PRIMARY KEY (day, domain, code, ip_hash)
             ) STRICT, WITHOUT ROWID
             """,
             "CREATE INDEX visitor_days_campaign ON visitor_days(campaign, day)",
@@ -155,10 +165,10 @@ enum SQLiteMigrations {
             """,
             """
             CREATE TABLE event_counts (
-                hour INTEGER NOT NULL,
                 app_id TEXT NOT NULL,
                 domain TEXT NOT NULL,
                 code TEXT NOT NULL,
+                hour INTEGER NOT NULL,
                 campaign TEXT NOT NULL,
                 platform TEXT NOT NULL,
                 kind TEXT NOT NULL,
