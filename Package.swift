@@ -16,6 +16,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
         .package(url: "https://github.com/vapor/sqlite-nio", from: "1.13.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
@@ -46,6 +47,7 @@ let package = Package(
             dependencies: [
                 "FerryKit",
                 "FerryStore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Atomics", package: "swift-atomics"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -74,7 +76,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "FerryKitTests", dependencies: ["FerryKit"]),
-        .testTarget(name: "FerryStoreTests", dependencies: ["FerryStore"]),
+        .testTarget(name: "FerryStoreTests", dependencies: ["FerryStore", .product(name: "PostgresNIO", package: "postgres-nio")]),
         .testTarget(
             name: "FerryServerTests",
             dependencies: ["FerryServer", .product(name: "HummingbirdTesting", package: "hummingbird")]

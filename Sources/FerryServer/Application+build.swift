@@ -29,10 +29,12 @@ public struct ServerSettings: Sendable {
     public var visitRetentionDays: Int
     /// The header in which a trusted proxy names the client's country; `nil` for none.
     public var countryHeader: String?
+    /// Whether webhooks may use `http://` URLs (a receiver on a private network, tests).
+    public var webhooksAllowHTTP: Bool
 
     public init(host: String = "127.0.0.1", port: Int = 8080, secret: String, trustedProxies: [String] = [], publicURL: URL? = nil,
                 sdkRequestsPerMinutePerIP: Int = 60, sdkRequestsPerMinutePerKey: Int = 60_000, cacheLifetime: TimeInterval? = nil,
-                visitRetentionDays: Int = 90, countryHeader: String? = "CF-IPCountry") {
+                visitRetentionDays: Int = 90, countryHeader: String? = "CF-IPCountry", webhooksAllowHTTP: Bool = false) {
         self.host = host
         self.port = port
         self.secret = secret
@@ -43,6 +45,7 @@ public struct ServerSettings: Sendable {
         self.cacheLifetime = cacheLifetime
         self.visitRetentionDays = visitRetentionDays
         self.countryHeader = countryHeader
+        self.webhooksAllowHTTP = webhooksAllowHTTP
     }
 }
 
@@ -51,13 +54,14 @@ public struct FerryServices<Store: LinkStore>: Sendable {
     public let store: Store
     public let catalog: Catalog<Store>
     public let recorder: VisitRecorder<Store>
+    public let webhooks: WebhookDispatcher<Store>
     public let metrics: ServerMetrics
     public let settings: ServerSettings
     public let logger: Logger
     let sdkLimiter: RateLimiter
 
     public init(store: Store, settings: ServerSettings, logger: Logger = Logger(label: "ferry"),
-                recorder: VisitRecorder<Store>? = nil) {
+                recorder: VisitRecorder<Store>? = nil, webhooks: WebhookDispatcher<Store>? = nil) {
         self.store = store
         self.settings = settings
         self.logger = logger
@@ -65,6 +69,7 @@ public struct FerryServices<Store: LinkStore>: Sendable {
         // cannot leave one stale for long.
         catalog = Catalog(store: store, lifetime: settings.cacheLifetime ?? (store is any SharedStore ? 15 : 60))
         self.recorder = recorder ?? VisitRecorder(store: store, logger: logger)
+        self.webhooks = webhooks ?? WebhookDispatcher(store: store, logger: logger)
         metrics = ServerMetrics()
         sdkLimiter = RateLimiter(
             perIP: .init(burst: Double(settings.sdkRequestsPerMinutePerIP), rate: Double(settings.sdkRequestsPerMinutePerIP) / 60),
@@ -140,7 +145,7 @@ public func buildApplication<Store: LinkStore>(_ services: FerryServices<Store>)
     let fastPath = HTTP1Channel.Configuration(additionalChannelHandlers: [
         LinkFastPath(publicSide: publicSide, metrics: services.metrics, serverName: serverName)
     ])
-    var background: [any Service] = [services.recorder, Janitor(store: services.store, retentionDays: services.settings.visitRetentionDays, logger: services.logger)]
+    var background: [any Service] = [services.recorder, services.webhooks, Janitor(store: services.store, retentionDays: services.settings.visitRetentionDays, logger: services.logger)]
     if let shared = services.store as? any SharedStore {
         let catalog = services.catalog
         background.append(CatalogSync(store: shared, logger: services.logger) { change in

@@ -77,6 +77,22 @@ public protocol LinkStore: Sendable {
     func record(events: [AppEvent]) async throws(StoreError)
     func appEvents(appID: String) async throws(StoreError) -> [AppEvent]
 
+    /// Creates or replaces a webhook; `.notFound` without its app.
+    func save(_ webhook: Webhook) async throws(StoreError)
+    func webhooks(appID: String) async throws(StoreError) -> [Webhook]
+    /// Deletes a webhook with its deliveries; `.notFound` when the app has none with this id.
+    func deleteWebhook(id: String, appID: String) async throws(StoreError)
+    /// Queues deliveries (each to be attempted from its `nextAttemptAt`).
+    func enqueue(_ deliveries: [WebhookDelivery]) async throws(StoreError)
+    /// Pending deliveries due at `date`, oldest first, at most `limit` — each claimed for
+    /// `lease` seconds, so that no other node attempts it meanwhile (a node that dies during
+    /// an attempt leaves it due again after the lease).
+    func claimDeliveries(at date: Date, limit: Int, lease: TimeInterval) async throws(StoreError) -> [WebhookDelivery]
+    /// Writes a delivery back after an attempt.
+    func update(_ delivery: WebhookDelivery) async throws(StoreError)
+    /// A webhook's deliveries, newest first.
+    func deliveries(webhookID: String, limit: Int) async throws(StoreError) -> [WebhookDelivery]
+
     /// Releases the database; call it before the store goes away.
     func close() async
 }

@@ -11,6 +11,8 @@ public actor MemoryStore: LinkStore {
     private var intents: [String: (intent: DeferredIntent, consumed: Bool)] = [:]
     private var events: [AppEvent] = []
     private var counters = VisitRollup()
+    private var hooks: [String: Webhook] = [:]
+    private var outbox: [String: WebhookDelivery] = [:]
     private var eventCounters: [EventCountKey: Int] = [:]
     private var sequence = 0
 
@@ -198,6 +200,40 @@ public actor MemoryStore: LinkStore {
     }
 
     public func appEvents(appID: String) -> [AppEvent] { events.filter { $0.appID == appID } }
+
+    public func save(_ webhook: Webhook) throws(StoreError) {
+        guard appsByID[webhook.appID] != nil else { throw .notFound("no app '\(webhook.appID)'") }
+        hooks[webhook.id] = webhook
+    }
+
+    public func webhooks(appID: String) -> [Webhook] {
+        hooks.values.filter { $0.appID == appID }.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+    }
+
+    public func deleteWebhook(id: String, appID: String) throws(StoreError) {
+        guard hooks[id]?.appID == appID else { throw .notFound("no webhook '\(id)'") }
+        hooks[id] = nil
+        outbox = outbox.filter { $0.value.webhookID != id }
+    }
+
+    public func enqueue(_ deliveries: [WebhookDelivery]) {
+        for delivery in deliveries where hooks[delivery.webhookID] != nil { outbox[delivery.id] = delivery }
+    }
+
+    public func claimDeliveries(at date: Date, limit: Int, lease: TimeInterval) -> [WebhookDelivery] {
+        let due = outbox.values.filter { $0.state == .pending && ($0.nextAttemptAt ?? .distantFuture) <= date }
+            .sorted { ($0.nextAttemptAt ?? date, $0.id) < ($1.nextAttemptAt ?? date, $1.id) }.prefix(limit)
+        for delivery in due { outbox[delivery.id]?.nextAttemptAt = date + lease }
+        return Array(due)
+    }
+
+    public func update(_ delivery: WebhookDelivery) {
+        if outbox[delivery.id] != nil { outbox[delivery.id] = delivery }
+    }
+
+    public func deliveries(webhookID: String, limit: Int) -> [WebhookDelivery] {
+        Array(outbox.values.filter { $0.webhookID == webhookID }.sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }.prefix(limit))
+    }
 
     public func close() {}
 

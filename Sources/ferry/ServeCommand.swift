@@ -121,6 +121,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Header in which a trusted proxy gives the client's country (two letters); empty for none. Environment: FERRY_COUNTRY_HEADER. Default: CF-IPCountry.")
     var countryHeader: String?
 
+    @Flag(help: "Let webhooks use http:// URLs (receivers on a private network). Environment: FERRY_WEBHOOKS_ALLOW_HTTP=true. Default: https only.")
+    var webhooksAllowHTTP = false
+
     @Flag(help: "Seed a demo app, domain (go.demo.ferry.test) and links.")
     var demo = false
 
@@ -139,6 +142,7 @@ struct ServeCommand: AsyncParsableCommand {
         if let cacheSeconds { flags["ferry.cacheSeconds"] = ConfigValue(.int(cacheSeconds), isSecret: false) }
         if let visitRetentionDays { flags["ferry.visitRetentionDays"] = ConfigValue(.int(visitRetentionDays), isSecret: false) }
         if let countryHeader { flags["ferry.countryHeader"] = ConfigValue(.string(countryHeader), isSecret: false) }
+        if webhooksAllowHTTP { flags["ferry.webhooksAllowHTTP"] = ConfigValue(.bool(true), isSecret: false) }
         return ConfigReader(providers: [
             InMemoryProvider(name: "flags", values: flags),
             EnvironmentVariablesProvider(secretsSpecifier: .specific(["FERRY_SECRET"])),
@@ -205,7 +209,8 @@ struct ServeCommand: AsyncParsableCommand {
             secret: try configuredSecret ?? Self.storedSecret(beside: databasePath),
             trustedProxies: proxies, publicURL: publicURL, sdkRequestsPerMinutePerIP: ratePerIP, sdkRequestsPerMinutePerKey: ratePerKey,
             cacheLifetime: cacheSeconds.map(TimeInterval.init), visitRetentionDays: retentionDays,
-            countryHeader: countryHeader.isEmpty ? nil : countryHeader)
+            countryHeader: countryHeader.isEmpty ? nil : countryHeader,
+            webhooksAllowHTTP: config.bool(forKey: "ferry.webhooksAllowHTTP", default: false))
         if demo {
             try await Demo.seed(store)
             logger.info("demo seeded: try http://\(settings.host):\(settings.port)/hello with Host: \(Demo.host)")

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import FerryKit
 @testable import FerryStore
+import PostgresNIO
 
 /// Statistics come from counters every store keeps as it writes visits and events; these
 /// numbers are worked out by hand from the visits below.
@@ -142,6 +143,22 @@ extension StoreContractTests {
         #expect(report.totals.humanVisits == 2)
         #expect(report.totals.uniqueVisitors == 2)
         #expect(report.campaigns.map(\.value) == ["spring"])
+        await store.close()
+    }
+
+    @Test(.enabled(if: postgresURL != nil)) func postgresCountsVisitsStoredBeforeTheCounters() async throws {
+        let store = try #require(try await Self.seeded(.postgres) as? PostgresStore)
+        try await store.record(Self.firstBatch + Self.secondBatch)
+        try await Self.recordEvents(store)
+        let counted = try await store.stats(.app("acme", domains: ["go.acme.example"]), try Self.twoDays())
+        try await store.transaction { connection in
+            for table in ["visit_hours", "visit_days", "visitor_days", "link_visitors", "event_counts"] {
+                try await connection.query(PostgresQuery(unsafeSQL: "DELETE FROM \(table)"), logger: store.logger)
+            }
+        }
+        #expect(try await store.stats(.app("acme", domains: ["go.acme.example"]), try Self.twoDays()).totals.humanVisits == 0)
+        try await store.transaction { connection in try await PostgresStore.backfillCounters(on: connection, logger: store.logger) }
+        #expect(try await store.stats(.app("acme", domains: ["go.acme.example"]), try Self.twoDays()) == counted)
         await store.close()
     }
 

@@ -46,10 +46,11 @@ let agents = [
 ].map { VisitorClassifier.shared.classify(userAgent: $0) }
 let agentWeights = [34, 26, 10, 8, 9, 4, 3, 4, 2]  // per cent
 let decisions: [DecisionKind] = [.appStore, .playStore, .previewPage, .web, .openInBrowser, .crawlerPreview]
-let referrers = ["t.co", "l.facebook.com", "www.google.com", "news.ycombinator.com", "www.reddit.com", "lm.facebook.com", "mail.google.com"]
-    + (0..<200).map { "site\($0).example" }
-let countries = ["US", "GB", "DE", "FR", "IN", "BR", "JP", "CA", "ES", "IT", "NL", "SE", "PL", "MX", "AU"]
-    + (0..<45).map { index in String(UnicodeScalar(UInt8(65 + index / 26))) + String(UnicodeScalar(UInt8(65 + index % 26))) }
+let namedReferrers: [String] = ["t.co", "l.facebook.com", "www.google.com", "news.ycombinator.com", "www.reddit.com", "lm.facebook.com", "mail.google.com"]
+let referrers: [String] = namedReferrers + (0..<200).map { (index: Int) -> String in "site\(index).example" }
+let namedCountries: [String] = ["US", "GB", "DE", "FR", "IN", "BR", "JP", "CA", "ES", "IT", "NL", "SE", "PL", "MX", "AU"]
+let letters = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+let countries: [String] = namedCountries + (0..<45).map { (index: Int) -> String in String([letters[index / 26], letters[index % 26]]) }
 
 let clock = ContinuousClock()
 let store = try await SQLiteStore.open(path: path)

@@ -57,6 +57,7 @@ struct APIController<Store: LinkStore> {
 
         let stats = StatsController(store: store)
         api.get("stats") { request, _ in try await stats.report(request) }
+        WebhookRoutes(services: services).addRoutes(to: api)
 
         api.get("apps") { _, _ in try APICoding.response(try await call { try await store.apps() }) }
         api.post("apps") { request, context in

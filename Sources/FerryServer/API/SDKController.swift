@@ -54,10 +54,10 @@ struct SDKController<Store: LinkStore> {
             let report = try await APICoding.decode(OpenReport.self, from: request, context: context, limit: 16 << 10)
             let app = try context.requireSDKApp()
             let link = try await resolve(url: report.url, app: app, platform: report.platform, appVersion: report.appVersion)
-            try await call {
-                try await store.record(events: [AppEvent(at: Date(), appID: app.id, kind: .open, platform: report.platform, appVersion: report.appVersion,
-                                                 link: link, ipHash: hasher.hash(context.clientIP ?? "unknown"))])
-            }
+            let event = AppEvent(at: Date(), appID: app.id, kind: .open, platform: report.platform, appVersion: report.appVersion,
+                                 link: link, ipHash: hasher.hash(context.clientIP ?? "unknown"))
+            try await call { try await store.record(events: [event]) }
+            await services.webhooks.enqueue(event)
             return try APICoding.response(link)
         }
         sdk.get("links/:code") { request, context in
@@ -115,10 +115,10 @@ struct SDKController<Store: LinkStore> {
                 answer = InstallAnswer(matchType: .probabilistic, confidence: (confidence * 100).rounded() / 100, link: link)
             }
         }
-        try await call {
-            try await store.record(events: [AppEvent(at: now, appID: app.id, kind: .install, platform: report.platform, appVersion: report.appVersion,
-                                             matchType: answer.matchType, confidence: answer.confidence, link: answer.link, ipHash: ipHash)])
-        }
+        let event = AppEvent(at: now, appID: app.id, kind: .install, platform: report.platform, appVersion: report.appVersion,
+                             matchType: answer.matchType, confidence: answer.confidence, link: answer.link, ipHash: ipHash)
+        try await call { try await store.record(events: [event]) }
+        await services.webhooks.enqueue(event)
         return answer
     }
 

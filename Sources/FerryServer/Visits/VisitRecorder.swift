@@ -3,6 +3,7 @@ import FerryStore
 import Foundation
 import Logging
 import NIOConcurrencyHelpers
+import NIOCore
 import ServiceLifecycle
 
 /// Records visits off the request path: a bounded queue that requests append to without
@@ -61,13 +62,14 @@ public final class VisitRecorder<Store: LinkStore>: Service, Sendable {
     private let writer = NIOLockedValueBox(Writer())
 
     /// - Parameters:
-    ///   - capacity: visits the queue holds at most (split evenly over the shards).
+    ///   - capacity: visits the queue holds at most (split evenly over the shards, one per core by
+    ///     default: the event loops, which record nearly every visit).
     ///   - batchSize: visits per write (and per transaction with their counters: the larger,
     ///     the fewer counter rows per visit); a shard reaching it wakes the writer early.
     ///   - interval: the longest a visit waits to be written. Deferred intents do not wait:
     ///     an install may follow its click within seconds, so queuing one wakes the writer.
     public init(store: Store, capacity: Int = 200_000, batchSize: Int = 10_000, interval: Duration = .seconds(1),
-                shards: Int = 8, logger: Logger = Logger(label: "ferry.visits")) {
+                shards: Int = max(2, System.coreCount), logger: Logger = Logger(label: "ferry.visits")) {
         self.store = store
         self.shardCapacity = max(1, capacity / max(1, shards))
         self.batchSize = batchSize

@@ -178,5 +178,29 @@ enum PostgresMigrations {
             )
             """,
         ]),
+        // Webhooks and their deliveries (each with its log in the document).
+        (3, [
+            """
+            CREATE TABLE webhooks (
+                id TEXT PRIMARY KEY,
+                app_id TEXT NOT NULL REFERENCES apps(id) ON DELETE CASCADE,
+                document JSONB NOT NULL,
+                created_at TIMESTAMPTZ NOT NULL
+            )
+            """,
+            "CREATE INDEX webhooks_app ON webhooks(app_id)",
+            """
+            CREATE TABLE webhook_deliveries (
+                id TEXT PRIMARY KEY,
+                webhook_id TEXT NOT NULL REFERENCES webhooks(id) ON DELETE CASCADE,
+                state TEXT NOT NULL CHECK (state IN ('pending', 'delivered', 'failed')),
+                next_attempt_at TIMESTAMPTZ,
+                created_at TIMESTAMPTZ NOT NULL,
+                document JSONB NOT NULL
+            )
+            """,
+            "CREATE INDEX webhook_deliveries_due ON webhook_deliveries(state, next_attempt_at)",
+            "CREATE INDEX webhook_deliveries_log ON webhook_deliveries(webhook_id, created_at)",
+        ]),
     ]
 }

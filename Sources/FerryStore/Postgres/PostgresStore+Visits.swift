@@ -9,15 +9,16 @@ extension PostgresStore {
     public func record(_ visits: [Visit]) async throws(StoreError) {
         guard !visits.isEmpty else { return }
         let rows = try Self.json(visits.map(VisitRow.init))
-        let rollup = VisitRollup(visits)
-        let visitors = seenVisitors.unseen(rollup.visitors)
+        var unique = Set<VisitorKey>()
+        for visit in visits where !visit.isBot { unique.insert(VisitorKey(visit)) }
+        let visitors = seenVisitors.unseen(unique)
         let logger = logger
+        var bindings = PostgresBindings()
+        bindings.append(rows)
+        let insertAndCount = PostgresQuery(unsafeSQL: Self.insertAndCount, binds: bindings)
         try await transaction { connection in
-            try await connection.query("""
-                INSERT INTO visits (\(unescaped: Self.visitColumns)) SELECT \(unescaped: Self.visitValues)
-                FROM jsonb_to_recordset(\(rows)::jsonb) AS r(\(unescaped: Self.visitRecord))
-                """, logger: logger)
-            try await Self.addToCounters(rollup, visitors: visitors, on: connection, logger: logger)
+            try await connection.query(insertAndCount, logger: logger)
+            try await Self.addVisitors(visitors, on: connection, logger: logger)
         }
         seenVisitors.remember(visitors)
     }
@@ -25,46 +26,72 @@ extension PostgresStore {
     private static let visitColumns = VisitRow.columns.joined(separator: ", ")
     private static let visitValues = VisitRow.columns.map { $0 == "at" ? "to_timestamp(r.at)" : "r.\($0)" }.joined(separator: ", ")
     private static let visitRecord = VisitRow.columns.map { $0 == "at" ? "at double precision" : "\($0) text" }.joined(separator: ", ")
+    /// What the counters read of a visit.
+    private static let countedColumns = """
+        domain, coalesce(code, '') AS code, floor(extract(epoch FROM at))::bigint AS second, coalesce(campaign, '') AS campaign,
+        decision, bot, platform, device, in_app, referrer_host, country, ref, campaign_tag, channel, utm_source, utm_medium,
+        utm_campaign, utm_term, utm_content
+        """
 
-    /// Adds a batch's counts inside the transaction that stores its visits. Rows go in key
-    /// order, so that nodes writing at once lock counter rows in the same order (no deadlock).
-    static func addToCounters(_ rollup: VisitRollup, visitors: [VisitorKey], on connection: PostgresConnection, logger: Logger) async throws {
-        struct Hour: Encodable { let domain: String, code: String, hour: Int64, campaign: String, decision: String, bot: Bool, visits: Int }
-        struct Day: Encodable { let domain: String, code: String, day: Int64, campaign: String, dimension: String, value: String, humans: Int, bots: Int }
-        struct Visitor: Encodable { let day: Int64, domain: String, code: String, ip_hash: String, campaign: String }
-        let hours = rollup.hours.map { key, visits in
-            Hour(domain: key.domain, code: key.code, hour: key.hour, campaign: key.campaign, decision: key.decision, bot: key.bot, visits: visits)
-        }.sorted { ($0.domain, $0.code, $0.hour, $0.campaign, $0.decision, $0.bot ? 1 : 0) < ($1.domain, $1.code, $1.hour, $1.campaign, $1.decision, $1.bot ? 1 : 0) }
-        let days = rollup.days.map { key, tally in
-            Day(domain: key.domain, code: key.code, day: key.day, campaign: key.campaign, dimension: key.dimension, value: key.value,
-                humans: tally.humans, bots: tally.bots)
-        }.sorted { ($0.domain, $0.code, $0.day, $0.campaign, $0.dimension, $0.value) < ($1.domain, $1.code, $1.day, $1.campaign, $1.dimension, $1.value) }
-        let newVisitors = visitors.map { Visitor(day: $0.day, domain: $0.domain, code: $0.code, ip_hash: $0.ipHash, campaign: $0.campaign) }
-            .sorted { ($0.day, $0.domain, $0.code, $0.ip_hash) < ($1.day, $1.domain, $1.code, $1.ip_hash) }
-        try await connection.query("""
+    /// One statement: the batch goes into `visits` and, through its `RETURNING` rows, into the
+    /// hourly and daily counters — the same sums as `VisitRollup` (the contract tests hold
+    /// the two to each other). Counter rows go in key order, so that nodes writing at once lock
+    /// them in the same order (no deadlock).
+    private static let insertAndCount = """
+        WITH v AS (
+            INSERT INTO visits (\(visitColumns)) SELECT \(visitValues) FROM jsonb_to_recordset($1::jsonb) AS r(\(visitRecord))
+            RETURNING \(countedColumns)
+        ),
+        \(counting)
+        SELECT count(*) FROM v
+        """
+
+    /// Counts every stored visit (once, when the counters are created).
+    private static let countStored = """
+        WITH v AS (SELECT \(countedColumns) FROM visits),
+        \(counting)
+        SELECT count(*) FROM v
+        """
+
+    /// The counting part of a statement whose visits are in `v`.
+    private static let counting = """
+        hours AS (
             INSERT INTO visit_hours (domain, code, hour, campaign, decision, bot, visits)
-            SELECT r.domain, r.code, r.hour, r.campaign, r.decision, r.bot, r.visits
-            FROM jsonb_to_recordset(\(try json(hours))::jsonb) AS r(domain text, code text, hour bigint, campaign text, decision text,
-                 bot boolean, visits bigint)
+            SELECT domain, code, second - second % 3600, campaign, decision, bot <> 'none', count(*)
+            FROM v GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6
             ON CONFLICT (domain, code, hour, campaign, decision, bot) DO UPDATE SET visits = visit_hours.visits + excluded.visits
-            """, logger: logger)
-        if !days.isEmpty {
-            try await connection.query("""
-                INSERT INTO visit_days (domain, code, day, campaign, dimension, value, humans, bots)
-                SELECT r.domain, r.code, r.day, r.campaign, r.dimension, r.value, r.humans, r.bots
-                FROM jsonb_to_recordset(\(try json(days))::jsonb) AS r(domain text, code text, day bigint, campaign text, dimension text,
-                     value text, humans bigint, bots bigint)
-                ON CONFLICT (domain, code, day, campaign, dimension, value)
-                DO UPDATE SET humans = visit_days.humans + excluded.humans, bots = visit_days.bots + excluded.bots
-                """, logger: logger)
-        }
-        guard !newVisitors.isEmpty else { return }
-        // Visitors new on a link that day add one to its daily count.
+        ),
+        days AS (
+            INSERT INTO visit_days (domain, code, day, campaign, dimension, value, humans, bots)
+            SELECT domain, code, second - second % 86400, campaign, d.dimension, d.value,
+                   count(*) FILTER (WHERE bot = 'none'), count(*) FILTER (WHERE bot <> 'none')
+            FROM v CROSS JOIN LATERAL (VALUES
+                ('platform', platform), ('device', device), ('in-app', in_app), ('referrer', referrer_host), ('country', country),
+                ('bot', CASE WHEN bot <> 'none' THEN bot END),
+                ('tag', 'ref=' || nullif(ref, '')), ('tag', 'campaign=' || nullif(campaign_tag, '')), ('tag', 'channel=' || nullif(channel, '')),
+                ('tag', 'utm_source=' || nullif(utm_source, '')), ('tag', 'utm_medium=' || nullif(utm_medium, '')),
+                ('tag', 'utm_campaign=' || nullif(utm_campaign, '')), ('tag', 'utm_term=' || nullif(utm_term, '')),
+                ('tag', 'utm_content=' || nullif(utm_content, ''))
+            ) AS d(dimension, value)
+            WHERE d.value IS NOT NULL AND d.value <> ''
+            GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6
+            ON CONFLICT (domain, code, day, campaign, dimension, value)
+            DO UPDATE SET humans = visit_days.humans + excluded.humans, bots = visit_days.bots + excluded.bots
+        )
+        """
+
+    /// Visitors new on a link that day add one to its daily count (inside the transaction
+    /// that stores the visits; in key order).
+    static func addVisitors(_ visitors: [VisitorKey], on connection: PostgresConnection, logger: Logger) async throws {
+        struct Visitor: Encodable { let day: Int64, domain: String, code: String, ip_hash: String, campaign: String }
+        guard !visitors.isEmpty else { return }
+        let rows = visitors.map { Visitor(day: $0.day, domain: $0.domain, code: $0.code, ip_hash: $0.ipHash, campaign: $0.campaign) }
+            .sorted { ($0.day, $0.domain, $0.code, $0.ip_hash) < ($1.day, $1.domain, $1.code, $1.ip_hash) }
         try await connection.query("""
             WITH new AS (
                 INSERT INTO visitor_days (day, domain, code, ip_hash, campaign)
                 SELECT r.day, r.domain, r.code, r.ip_hash, r.campaign
-                FROM jsonb_to_recordset(\(try json(newVisitors))::jsonb) AS r(day bigint, domain text, code text, ip_hash text, campaign text)
+                FROM jsonb_to_recordset(\(try json(rows))::jsonb) AS r(day bigint, domain text, code text, ip_hash text, campaign text)
                 ON CONFLICT DO NOTHING
                 RETURNING domain, code, day
             )
@@ -98,12 +125,13 @@ extension PostgresStore {
 
     /// Counts what was stored before the counters existed (in the migration's transaction).
     static func backfillCounters(on connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.query(PostgresQuery(unsafeSQL: countStored), logger: logger)
         var after: Int64 = 0
         while true {
             let rows = try await visitRows(after: after, limit: 10_000, on: connection, logger: logger)
             guard let last = rows.last else { break }
-            let rollup = VisitRollup(rows.map(\.row.visit))
-            try await addToCounters(rollup, visitors: Array(rollup.visitors), on: connection, logger: logger)
+            let visitors = Set(rows.map(\.row.visit).filter { !$0.isBot }.map(VisitorKey.init))
+            try await addVisitors(Array(visitors), on: connection, logger: logger)
             after = last.id
         }
         var events: [AppEvent] = []

@@ -189,5 +189,29 @@ enum SQLiteMigrations {
             ) STRICT
             """,
         ]),
+        // Webhooks and their deliveries (each with its log in the document).
+        (5, [
+            """
+            CREATE TABLE webhooks (
+                id TEXT PRIMARY KEY,
+                app_id TEXT NOT NULL REFERENCES apps(id) ON DELETE CASCADE,
+                document TEXT NOT NULL CHECK (json_valid(document)),
+                created_at REAL NOT NULL
+            ) STRICT
+            """,
+            "CREATE INDEX webhooks_app ON webhooks(app_id)",
+            """
+            CREATE TABLE webhook_deliveries (
+                id TEXT PRIMARY KEY,
+                webhook_id TEXT NOT NULL REFERENCES webhooks(id) ON DELETE CASCADE,
+                state TEXT NOT NULL CHECK (state IN ('pending', 'delivered', 'failed')),
+                next_attempt_at REAL,
+                created_at REAL NOT NULL,
+                document TEXT NOT NULL CHECK (json_valid(document))
+            ) STRICT
+            """,
+            "CREATE INDEX webhook_deliveries_due ON webhook_deliveries(state, next_attempt_at)",
+            "CREATE INDEX webhook_deliveries_log ON webhook_deliveries(webhook_id, created_at)",
+        ]),
     ]
 }
