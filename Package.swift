@@ -17,6 +17,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/sqlite-nio", from: "1.13.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
@@ -53,6 +54,7 @@ let package = Package(
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -60,8 +62,10 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             // Resources/openapi.yaml links to the repository's openapi.yaml: one document,
-            // compiled into the binary.
+            // compiled into the binary, like the dashboard's templates and stylesheet.
             resources: [.embedInCode("Resources/openapi.yaml")]
+                + ["layout.mustache", "signin.mustache", "links.mustache", "link.mustache", "apps.mustache", "problem.mustache", "app.css"]
+                .map { .embedInCode("Resources/dashboard/\($0)") }
         ),
         // The client SDK that apps embed: Foundation (and FerryKit, itself Foundation only).
         .target(name: "Ferry", dependencies: ["FerryKit"]),

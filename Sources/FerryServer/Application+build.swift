@@ -77,6 +77,22 @@ public struct FerryServices<Store: LinkStore>: Sendable {
     }
 }
 
+extension FerryServices {
+    /// After a write: this node's cache forgets what changed, and other nodes are told.
+    func changed(_ changes: [StoreChange]) async {
+        for change in changes {
+            catalog.apply(change)
+            if let shared = store as? any SharedStore {
+                do {
+                    try await shared.announce(change)
+                } catch {
+                    logger.warning("other nodes were not told of \(change.payload): \(error); they see it within \(Int(catalog.lifetime)) s")
+                }
+            }
+        }
+    }
+}
+
 /// What answers every request: the public side for link domains, and for everything else the
 /// router (health, metrics, the API).
 public struct FerryResponderBuilder<Store: LinkStore>: HTTPResponderBuilder {
@@ -92,6 +108,7 @@ public struct FerryResponderBuilder<Store: LinkStore>: HTTPResponderBuilder {
         router.addRoutes(HealthController(services: services).endpoints)
         APIController(services: services).addRoutes(to: router)
         SDKController(services: services, hasher: IPHasher(secret: services.settings.secret)).addRoutes(to: router)
+        DashboardController(services: services).addRoutes(to: router)
         return router
     }
 

@@ -108,3 +108,21 @@ def screenshot(driver, name):
     path = ARTIFACTS / name
     driver.save_screenshot(str(path))
     return path
+
+
+DESKTOP = ("Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36")
+
+
+@pytest.fixture
+def phone_dashboard(server):
+    """A marketer on a phone-sized screen (the dashboard must work there)."""
+    driver = make_driver(server["port"], IPHONE, 390, 844, 3)
+    yield driver
+    driver.quit()
+
+
+@pytest.fixture
+def admin_key(server):
+    output = subprocess.run([server["binary"], "apikey", "create", "--name", "browser", "--database", server["database"]],
+                            check=True, capture_output=True, text=True).stdout
+    return output.split()[1]

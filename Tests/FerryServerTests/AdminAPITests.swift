@@ -166,7 +166,8 @@ import Testing
     @Test func theDocumentIsServedAndAgreesWithTheRoutes() async throws {
         let services = try await F.services()
         let router = FerryResponderBuilder(services).makeRouter()
-        let routed = Set(router.routes.map { route in
+        // The document describes the API; the dashboard's pages are not part of it.
+        let routed = Set(router.routes.filter { !$0.path.description.hasPrefix("/dashboard") }.map { route in
             "\(route.method.rawValue) " + route.path.description.split(separator: "/").map { segment in
                 segment.hasPrefix(":") ? "{\(segment.dropFirst())}" : String(segment)
             }.reduce("") { $0 + "/" + $1 }

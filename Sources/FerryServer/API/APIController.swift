@@ -218,16 +218,7 @@ struct APIController<Store: LinkStore> {
 
     /// Forgets what the change touched here at once, and tells the other nodes.
     private func changed(_ changes: StoreChange...) async {
-        for change in changes {
-            catalog.apply(change)
-            if let shared = store as? any SharedStore {
-                do {
-                    try await shared.announce(change)
-                } catch {
-                    services.logger.warning("other nodes were not told of \(change.payload): \(error); they see it within \(Int(catalog.lifetime)) s")
-                }
-            }
-        }
+        await services.changed(changes)
     }
 
     private func validate(_ body: () throws -> Void) throws {

@@ -1,0 +1,325 @@
+import FerryKit
+import FerryStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Mustache
+
+/// `/dashboard`: what marketers see. Server-rendered pages (swift-mustache templates in
+/// `Resources/dashboard`), one stylesheet, no script. Sign-in with an admin API key gives a
+/// signed session cookie (`HttpOnly`, `SameSite=Lax`, `Secure` behind HTTPS); every form carries
+/// the session's CSRF token, and a POST from another origin is refused.
+struct DashboardController<Store: LinkStore>: Sendable {
+    let services: FerryServices<Store>
+    let sessions: DashboardSessions
+    let library: MustacheLibrary
+
+    var store: Store { services.store }
+
+    init(services: FerryServices<Store>) {
+        self.services = services
+        sessions = DashboardSessions(secret: services.settings.secret)
+        library = Self.templates
+    }
+
+    static var templates: MustacheLibrary {
+        var library = MustacheLibrary()
+        let files: [(String, [UInt8])] = [
+            ("layout", PackageResources.layout_mustache), ("signin", PackageResources.signin_mustache),
+            ("links", PackageResources.links_mustache), ("link", PackageResources.link_mustache),
+            ("apps", PackageResources.apps_mustache), ("problem", PackageResources.problem_mustache),
+        ]
+        for (name, bytes) in files {
+            // The templates are part of the binary; a broken one is a build mistake.
+            try! library.register(String(decoding: bytes, as: UTF8.self), named: name)
+        }
+        return library
+    }
+
+    static var stylesheet: String { DashboardFiles.stylesheet }
+
+    func addRoutes(to router: Router<FerryRequestContext>) {
+        let dashboard = router.group("dashboard")
+        dashboard.get { _, _ in Self.seeOther("/dashboard/links") }
+        dashboard.get("app.css") { _, _ in
+            var answer = Responses.text(.ok, Self.stylesheet)
+            answer.headers[.contentType] = "text/css; charset=utf-8"
+            answer.headers[.cacheControl] = "public, max-age=3600"
+            return answer.response
+        }
+        dashboard.get("signin") { request, _ in
+            if session(request) != nil { return Self.seeOther("/dashboard/links") }
+            return page("signin", Page(), status: .ok)
+        }
+        dashboard.post("signin") { request, context in
+            guard sameOrigin(request) else { return refusedCrossSite() }
+            let form = try await Self.form(request)
+            let key = form["key"]?.trimmingCharacters(in: .whitespaces) ?? ""
+            guard !key.isEmpty, let record = try? await APIKeys.verify(key, in: store), record.isActive else {
+                return page("signin", Page(problem: "That key is unknown or was revoked."), status: .unauthorized)
+            }
+            let (value, _) = sessions.issue(keyID: record.id)
+            var response = Self.seeOther("/dashboard/links")
+            response.headers[.setCookie] = cookie(value, request: request, maxAge: Int(DashboardSessions.lifetime))
+            return response
+        }
+        dashboard.post("signout") { request, _ in
+            guard let session = await signedIn(request) else { return Self.seeOther("/dashboard/signin") }
+            guard sameOrigin(request), try await Self.form(request)["csrf"].map({ DashboardSessions.same($0, session.csrf) }) == true else {
+                return refusedCrossSite()
+            }
+            var response = Self.seeOther("/dashboard/signin")
+            response.headers[.setCookie] = cookie("", request: request, maxAge: 0)
+            return response
+        }
+        dashboard.get("links") { request, _ in
+            guard let session = await signedIn(request) else { return Self.seeOther("/dashboard/signin") }
+            return try await linksPage(session, query: request.uri.queryParameters.get("q") ?? "", form: [:], problem: nil, status: .ok)
+        }
+        dashboard.post("links") { request, _ in
+            guard let session = await signedIn(request) else { return Self.seeOther("/dashboard/signin") }
+            let form = try await Self.form(request)
+            guard sameOrigin(request), form["csrf"].map({ DashboardSessions.same($0, session.csrf) }) == true else { return refusedCrossSite() }
+            return try await createLink(session, form: form)
+        }
+        dashboard.get("links/:domain/:code") { request, context in
+            guard let session = await signedIn(request) else { return Self.seeOther("/dashboard/signin") }
+            return try await linkPage(session, domain: try context.parameters.require("domain"), code: try context.parameters.require("code"),
+                                      notice: request.uri.queryParameters.get("created") != nil ? "Link created." : nil)
+        }
+        dashboard.post("links/:domain/:code/disable") { request, context in
+            guard let session = await signedIn(request) else { return Self.seeOther("/dashboard/signin") }
+            let form = try await Self.form(request)
+            guard sameOrigin(request), form["csrf"].map({ DashboardSessions.same($0, session.csrf) }) == true else { return refusedCrossSite() }
+            let domain = try context.parameters.require("domain"), code = try context.parameters.require("code")
+            guard var link = try await store.link(domain: domain, code: code) else { return notFound(session) }
+            link.disabled = true
+            try await store.update(link)
+            await services.changed([.link(domain: domain, code: code)])
+            return try await linkPage(session, domain: domain, code: code, notice: "Link disabled: it answers 410 Gone now.")
+        }
+        dashboard.get("apps") { request, _ in
+            guard let session = await signedIn(request) else { return Self.seeOther("/dashboard/signin") }
+            return try await appsPage(session)
+        }
+    }
+
+    // MARK: Pages
+
+    /// What every page gets: the session's CSRF token, and a problem or notice to show.
+    struct Page {
+        var signedIn = false
+        var csrf = ""
+        var problem: String?
+        var notice: String?
+        var onLinks = false
+        var onApps = false
+    }
+
+    private func linksPage(_ session: DashboardSessions.Session, query: String, form: [String: String], problem: String?,
+                           status: HTTPResponse.Status) async throws -> Response {
+        let links = try await store.links(LinkQuery(text: query.isEmpty ? nil : query, limit: 100))
+        let domains = try await store.domains(appID: nil)
+        let rows = links.map { link in
+            LinkRow(domain: link.domain, code: link.code ?? "", path: link.path, title: link.preview.title ?? "",
+                campaign: link.tags.effectiveCampaign ?? "", state: Self.state(of: link))
+        }
+        let chosen = form["domain"] ?? domains.first?.host
+        return render("links", status: status, [
+            "signedIn": true, "csrf": session.csrf, "problem": problem as Any, "onLinks": true, "query": query,
+            "links": rows, "hasLinks": !rows.isEmpty,
+            "domains": domains.map { DomainOption(host: $0.host, selected: $0.host == chosen) }, "hasDomains": !domains.isEmpty,
+            "form": form,
+        ])
+    }
+
+    private func createLink(_ session: DashboardSessions.Session, form: [String: String]) async throws -> Response {
+        func value(_ name: String) -> String? {
+            form[name].map { $0.trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
+        }
+        let code = value("code") ?? LinkCodes.generate()
+        var link = Link(code: code, domain: value("domain")?.lowercased() ?? "", path: value("path") ?? "",
+                        preview: PreviewMetadata(title: value("title"), description: value("description")))
+        link.tags.campaign = value("campaign")
+        if let refusal = await Self.refusal(inserting: link, into: store) {
+            return try await linksPage(session, query: "", form: form, problem: refusal.message, status: refusal.status)
+        }
+        await services.changed([.link(domain: link.domain, code: code)])
+        return Self.seeOther("/dashboard/links/\(Self.pathSegment(link.domain))/\(Self.pathSegment(code))?created=1")
+    }
+
+    /// Why the store refused a new link, in words for the form; `nil` when it was stored.
+    private static func refusal(inserting link: Link, into store: Store) async -> (message: String, status: HTTPResponse.Status)? {
+        let error: StoreError
+        do {
+            try await store.insert(link)
+            return nil
+        } catch let refused {
+            error = refused
+        }
+        if error.isConflict { return ("The code “\(link.code ?? "")” is taken on \(link.domain); choose another or leave it empty.", .conflict) }
+        if error.isNotFound { return ("There is no domain “\(link.domain)”.", .badRequest) }
+        if error.isInvalid { return ("The link was not created: \(error.message)", .badRequest) }
+        return ("The database is not available; nothing was created. Try again.", .serviceUnavailable)
+    }
+
+    private func linkPage(_ session: DashboardSessions.Session, domain: String, code: String, notice: String?) async throws -> Response {
+        guard let link = try await store.link(domain: domain, code: code),
+              let owner = try await store.domain(host: domain) else { return notFound(session) }
+        let now = Date()
+        let period = try StatsPeriod(from: now - 29 * 86_400, to: now, bucket: .day)
+        let report = try await store.stats(.link(domain: domain, code: code, appID: owner.appID), period)
+        let installs = report.totals.installs.filter { $0.key != MatchType.none.rawValue }.values.reduce(0, +)
+        let funnel = Charts.bars([("Visits", report.totals.humanVisits), ("Installs", installs), ("Opens", report.totals.opens)],
+                                 label: "Funnel: visits, installs, opens")
+        let platforms = Charts.bars(report.platforms.filter { $0.humanVisits > 0 }.prefix(8).map { ($0.value, $0.humanVisits) },
+                                    label: "Visits by platform")
+        let stats: [String: Int] = ["humanVisits": report.totals.humanVisits, "uniqueVisitors": report.totals.uniqueVisitors,
+                                    "installs": installs, "opens": report.totals.opens, "botVisits": report.totals.botVisits]
+        let url = "https://\(domain)/\(code)"
+        return render("link", status: .ok, [
+            "signedIn": true, "csrf": session.csrf, "notice": notice as Any, "onLinks": true,
+            "domain": domain, "code": code, "path": link.path, "url": url, "title": link.preview.title as Any,
+            "campaign": link.tags.effectiveCampaign as Any, "state": Self.state(of: link), "disabled": link.disabled,
+            "stats": stats, "chart": Charts.columns(report.series, label: "Human visits per day, last 30 days"),
+            "funnel": funnel, "platforms": platforms,
+            "referrers": Array(report.referrerHosts.prefix(10)), "hasReferrers": !report.referrerHosts.isEmpty,
+            "csv": "/api/v1/stats?domain=\(Self.query(domain))&code=\(Self.query(code))&format=csv",
+        ])
+    }
+
+    private func appsPage(_ session: DashboardSessions.Session) async throws -> Response {
+        var apps: [[String: Any]] = []
+        for app in try await store.apps() {
+            let domains = try await store.domains(appID: app.id).map(\.host)
+            apps.append([
+                "id": app.id, "name": app.name,
+                "ios": app.ios.map { "\($0.teamID).\($0.bundleID)" + ($0.appStoreID.map { ", App Store \($0)" } ?? "") } as Any,
+                "android": app.android.map { $0.packageName } as Any,
+                "web": app.web.fallbackURL.absoluteString, "domains": domains,
+                "routes": app.routes.map { RouteRow(pattern: $0.pattern.description, webURL: $0.webURL?.description) }, "hasRoutes": !app.routes.isEmpty,
+            ])
+        }
+        return render("apps", status: .ok, ["signedIn": true, "csrf": session.csrf, "onApps": true, "apps": apps])
+    }
+
+    private func notFound(_ session: DashboardSessions.Session?) -> Response {
+        render("problem", status: .notFound, ["signedIn": session != nil, "csrf": session?.csrf ?? "",
+                                              "heading": "Not found", "message": "There is no such link."])
+    }
+
+    private func refusedCrossSite() -> Response {
+        render("problem", status: .forbidden, ["heading": "Refused",
+                                               "message": "This form was sent from another site, or the page was too old. Nothing was changed; open the page again and retry."])
+    }
+
+    private func page(_ name: String, _ page: Page, status: HTTPResponse.Status) -> Response {
+        render(name, status: status, ["signedIn": page.signedIn, "csrf": page.csrf, "problem": page.problem as Any])
+    }
+
+    private func render(_ name: String, status: HTTPResponse.Status, _ context: [String: Any]) -> Response {
+        // An absent value must leave its section out, not print "nil".
+        let present = context.filter { _, value in
+            let mirror = Mirror(reflecting: value)
+            return !(mirror.displayStyle == .optional && mirror.children.isEmpty)
+        }
+        let html = library.render(present, withTemplate: name) ?? "template \(name) is missing"
+        return Response(status: status, headers: [
+            .contentType: "text/html; charset=utf-8",
+            .cacheControl: "no-store",
+            .contentSecurityPolicy: "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+            .xContentTypeOptions: "nosniff",
+            .referrerPolicy: "same-origin",
+        ], body: .init(byteBuffer: ByteBuffer(string: html)))
+    }
+
+    // MARK: Sessions and forms
+
+    private func session(_ request: Request) -> DashboardSessions.Session? {
+        Self.cookies(request)[DashboardSessions.cookieName].flatMap { sessions.read($0) }
+    }
+
+    /// The session, if its API key is still active.
+    private func signedIn(_ request: Request) async -> DashboardSessions.Session? {
+        guard let session = session(request),
+              let keys = try? await store.apiKeys(), keys.contains(where: { $0.id == session.keyID && $0.isActive }) else { return nil }
+        return session
+    }
+
+    /// A POST made by a page of this server: `Origin` (sent by browsers with every form POST)
+    /// names this host, and the browser did not mark it cross-site.
+    private func sameOrigin(_ request: Request) -> Bool {
+        if request.headers[HTTPField.Name("Sec-Fetch-Site")!] == "cross-site" { return false }
+        guard let origin = request.headers[HTTPField.Name("Origin")!] else { return true }
+        guard let components = URLComponents(string: origin), let host = components.host else { return false }
+        let originAuthority = components.port.map { "\(host):\($0)" } ?? host
+        let authority = request.headers[HTTPField.Name("Host")!] ?? request.head.authority ?? ""
+        return originAuthority.lowercased() == authority.lowercased()
+    }
+
+    private func cookie(_ value: String, request: Request, maxAge: Int) -> String {
+        let secure = services.settings.publicURL.scheme == "https" || request.headers[HTTPField.Name("X-Forwarded-Proto")!] == "https"
+        return "\(DashboardSessions.cookieName)=\(value); Path=/dashboard; Max-Age=\(maxAge); HttpOnly; SameSite=Lax" + (secure ? "; Secure" : "")
+    }
+
+    static func cookies(_ request: Request) -> [String: String] {
+        var cookies: [String: String] = [:]
+        for header in request.headers[values: .cookie] {
+            for pair in header.split(separator: ";") {
+                let parts = pair.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                if parts.count == 2 { cookies[parts[0]] = parts[1] }
+            }
+        }
+        return cookies
+    }
+
+    /// An `application/x-www-form-urlencoded` body (at most 64 KB).
+    static func form(_ request: Request) async throws -> [String: String] {
+        let buffer = try await request.body.collect(upTo: 64 << 10)
+        var fields: [String: String] = [:]
+        for pair in String(buffer: buffer).split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1).map {
+                String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? ""
+            }
+            fields[parts[0]] = parts.count == 2 ? parts[1] : ""
+        }
+        return fields
+    }
+
+    static func seeOther(_ location: String) -> Response {
+        Response(status: .seeOther, headers: [.location: location, .cacheControl: "no-store"])
+    }
+
+    static func state(of link: Link) -> String {
+        if link.disabled { return "disabled" }
+        if let expiry = link.expiresAt, expiry <= Date() { return "expired" }
+        return "live"
+    }
+
+    static func pathSegment(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/?#"))) ?? text
+    }
+
+    static func query(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? text
+    }
+}
+
+/// What the templates show, row by row.
+private struct LinkRow {
+    let domain, code, path, title, campaign, state: String
+}
+
+private struct DomainOption {
+    let host: String
+    let selected: Bool
+}
+
+private struct RouteRow {
+    let pattern: String
+    let webURL: String?
+}
+
+enum DashboardFiles {
+    static let stylesheet = String(decoding: PackageResources.app_css, as: UTF8.self)
+}

@@ -1,0 +1,157 @@
+import FerryKit
+import FerryStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+@testable import FerryServer
+
+/// `/dashboard` over HTTP: sign-in, the session cookie, CSRF and origin checks, creating and
+/// disabling links, a link's numbers.
+@Suite struct DashboardTests {
+    typealias F = ServerFixtures
+    static let host = HTTPField.Name("Host")!
+    static let origin = HTTPField.Name("Origin")!
+
+    struct Signed: Sendable {
+        let services: FerryServices<MemoryStore>
+        let client: any TestClientProtocol
+        let key: String
+        let cookie: String
+        let csrf: String
+
+        func get(_ path: String) async throws -> TestResponse {
+            try await client.execute(uri: path, method: .get, headers: [DashboardTests.host: "127.0.0.1:8080", .cookie: cookie])
+        }
+
+        func post(_ path: String, _ fields: [(String, String)], origin: String? = "http://127.0.0.1:8080", csrf: String? = nil) async throws -> TestResponse {
+            var headers: HTTPFields = [DashboardTests.host: "127.0.0.1:8080", .cookie: cookie, .contentType: "application/x-www-form-urlencoded"]
+            if let origin { headers[DashboardTests.origin] = origin }
+            let body = ([("csrf", csrf ?? self.csrf)] + fields).map { "\($0.0)=\(DashboardTests.encode($0.1))" }.joined(separator: "&")
+            return try await client.execute(uri: path, method: .post, headers: headers, body: ByteBuffer(string: body))
+        }
+    }
+
+    static func encode(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? text
+    }
+
+    func signedIn(_ body: @Sendable (Signed) async throws -> Void) async throws {
+        let services = try await F.services()
+        let (_, key) = try await APIKeys.create(name: "dashboard", in: services.store)
+        try await Application(router: buildRouter(services)).test(.router) { client in
+            let response = try await client.execute(uri: "/dashboard/signin", method: .post,
+                                                    headers: [Self.host: "127.0.0.1:8080", Self.origin: "http://127.0.0.1:8080",
+                                                              .contentType: "application/x-www-form-urlencoded"],
+                                                    body: ByteBuffer(string: "key=\(Self.encode(key))"))
+            #expect(response.status == .seeOther && response.headers[.location] == "/dashboard/links")
+            let setCookie = try #require(response.headers[.setCookie])
+            let cookie = String(setCookie.split(separator: ";")[0])
+            let page = String(buffer: try await client.execute(uri: "/dashboard/links", method: .get,
+                                                               headers: [Self.host: "127.0.0.1:8080", .cookie: cookie]).body)
+            let csrf = try #require(page.firstMatch(of: /name="csrf" value="([0-9a-f]{32})"/)?.1)
+            #expect(!page.contains(#"role="alert""#) && !page.contains(">nil<"), "no problem shown when there is none")
+            try await body(Signed(services: services, client: client, key: key, cookie: cookie, csrf: String(csrf)))
+        }
+    }
+
+    @Test func signingInWithAnAdminKey() async throws {
+        let services = try await F.services()
+        let (record, key) = try await APIKeys.create(name: "dashboard", in: services.store)
+        try await Application(router: buildRouter(services)).test(.router) { client in
+            let local: HTTPFields = [Self.host: "127.0.0.1:8080"]
+            let away = try await client.execute(uri: "/dashboard/links", method: .get, headers: local)
+            #expect(away.status == .seeOther && away.headers[.location] == "/dashboard/signin")
+            let form = try await client.execute(uri: "/dashboard/signin", method: .get, headers: local)
+            #expect(form.status == .ok && String(buffer: form.body).contains(#"<label for="key">Admin API key</label>"#))
+            #expect(form.headers[.contentSecurityPolicy]?.contains("default-src 'none'") == true)
+
+            func signIn(_ secret: String) async throws -> TestResponse {
+                try await client.execute(uri: "/dashboard/signin", method: .post,
+                                         headers: [Self.host: "127.0.0.1:8080", .contentType: "application/x-www-form-urlencoded"],
+                                         body: ByteBuffer(string: "key=\(Self.encode(secret))"))
+            }
+            let wrong = try await signIn("fy_not_a_key")
+            #expect(wrong.status == .unauthorized && String(buffer: wrong.body).contains("That key is unknown or was revoked."))
+            #expect(wrong.headers[.setCookie] == nil)
+            let right = try await signIn(key)
+            let cookie = try #require(right.headers[.setCookie])
+            #expect(cookie.hasPrefix("ferry_session=") && cookie.contains("HttpOnly") && cookie.contains("SameSite=Lax") && cookie.contains("Path=/dashboard"))
+            #expect(!cookie.contains("Secure"), "plain HTTP here; Secure behind HTTPS")
+            let session = String(cookie.split(separator: ";")[0])
+            #expect(try await client.execute(uri: "/dashboard/links", method: .get, headers: [Self.host: "127.0.0.1:8080", .cookie: session]).status == .ok)
+
+            var forged = session
+            let last = forged.removeLast()
+            forged += last == "0" ? "1" : "0"
+            #expect(try await client.execute(uri: "/dashboard/links", method: .get, headers: [Self.host: "127.0.0.1:8080", .cookie: forged]).status == .seeOther,
+                    "a changed cookie is no session")
+            try await services.store.revokeAPIKey(id: record.id, at: Date())
+            #expect(try await client.execute(uri: "/dashboard/links", method: .get, headers: [Self.host: "127.0.0.1:8080", .cookie: session]).status == .seeOther,
+                    "revoking the key ends its sessions")
+        }
+    }
+
+    @Test func creatingALinkAndRefusals() async throws {
+        try await signedIn { signed in
+            let created = try await signed.post("/dashboard/links", [("domain", "go.acme.example"), ("path", "/u/77"), ("code", "launch"),
+                                                                     ("title", "Launch & <b>party</b>"), ("campaign", "spring")])
+            #expect(created.status == .seeOther && created.headers[.location] == "/dashboard/links/go.acme.example/launch?created=1")
+            let link = try #require(await signed.services.store.link(domain: "go.acme.example", code: "launch"))
+            #expect(link.path == "/u/77" && link.preview.title == "Launch & <b>party</b>" && link.tags.campaign == "spring")
+            let page = String(buffer: try await signed.get("/dashboard/links/go.acme.example/launch?created=1").body)
+            #expect(page.contains("Link created.") && page.contains("Launch &amp; &lt;b&gt;party&lt;/b&gt;"), "shown as text")
+
+            let offRoute = try await signed.post("/dashboard/links", [("domain", "go.acme.example"), ("path", "/nowhere"), ("code", "bad")])
+            #expect(offRoute.status == .badRequest)
+            let message = String(buffer: offRoute.body)
+            #expect(message.contains(#"role="alert""#) && message.contains("The link was not created"))
+            #expect(message.contains(#"value="/nowhere""#), "the form keeps what was typed")
+            #expect(await signed.services.store.link(domain: "go.acme.example", code: "bad") == nil)
+            let taken = try await signed.post("/dashboard/links", [("domain", "go.acme.example"), ("path", "/u/1"), ("code", "spring")])
+            #expect(taken.status == .conflict && String(buffer: taken.body).contains("is taken"))
+            #expect(await signed.services.store.link(domain: "go.acme.example", code: "spring")?.path == "/u/42", "the existing link is unchanged")
+        }
+    }
+
+    @Test func forgedPostsAreRefusedAndChangeNothing() async throws {
+        try await signedIn { signed in
+            let fields = [("domain", "go.acme.example"), ("path", "/u/5"), ("code", "forged")]
+            let noToken = try await signed.post("/dashboard/links", fields, csrf: "")
+            #expect(noToken.status == .forbidden)
+            let otherSite = try await signed.post("/dashboard/links", fields, origin: "https://evil.example")
+            #expect(otherSite.status == .forbidden && String(buffer: otherSite.body).contains("Nothing was changed"))
+            #expect(await signed.services.store.link(domain: "go.acme.example", code: "forged") == nil)
+            let disable = try await signed.post("/dashboard/links/go.acme.example/spring/disable", [], origin: "https://evil.example")
+            #expect(disable.status == .forbidden)
+            #expect(await signed.services.store.link(domain: "go.acme.example", code: "spring")?.disabled == false)
+            let signout = try await signed.post("/dashboard/signout", [], csrf: "0000")
+            #expect(signout.status == .forbidden)
+        }
+    }
+
+    @Test func aLinksNumbersAndDisabling() async throws {
+        try await signedIn { signed in
+            for agent in [F.iPhone, F.android, F.desktop, F.slackbot] {
+                _ = try await signed.client.execute(uri: "/spring", method: .get, headers: F.headers(agent, [Self.host: "go.acme.example"]))
+            }
+            await signed.services.recorder.flush()
+            let page = String(buffer: try await signed.get("/dashboard/links/go.acme.example/spring").body)
+            #expect(page.contains("<strong>3</strong> visits") && page.contains("<strong>1</strong> bots"))
+            #expect(page.contains(#"<svg viewBox="0 0 640.0 180.0" role="img" aria-label="Human visits per day, last 30 days""#))
+            #expect(page.contains(">ios</text>") && page.contains(">android</text>"), "platform bars")
+            #expect(!page.contains("<script"), "no script on the page")
+
+            let disabled = try await signed.post("/dashboard/links/go.acme.example/spring/disable", [])
+            #expect(disabled.status == .ok && String(buffer: disabled.body).contains("Link disabled"))
+            let click = try await signed.client.execute(uri: "/spring", method: .get, headers: F.headers(F.desktop, [Self.host: "go.acme.example"]))
+            #expect(click.status == .gone, "the next click sees it")
+            #expect(try await signed.get("/dashboard/links/go.acme.example/nope").status == .notFound)
+
+            let list = String(buffer: try await signed.get("/dashboard/links?q=xss").body)
+            #expect(list.contains("&lt;script&gt;alert(1)&lt;/script&gt;") && !list.contains("<script>alert(1)"))
+            #expect(String(buffer: try await signed.get("/dashboard/apps").body).contains("<code>/u/{userId}</code>"))
+        }
+    }
+}
