@@ -77,6 +77,11 @@ public protocol LinkStore: Sendable {
     func record(events: [AppEvent]) async throws(StoreError)
     func appEvents(appID: String) async throws(StoreError) -> [AppEvent]
 
+    /// Creates or replaces a dashboard user (by id); `.conflict` when another has the email.
+    func save(_ user: UserAccount) async throws(StoreError)
+    func user(email: String) async throws(StoreError) -> UserAccount?
+    func users() async throws(StoreError) -> [UserAccount]
+
     /// Creates or replaces a webhook; `.notFound` without its app.
     func save(_ webhook: Webhook) async throws(StoreError)
     func webhooks(appID: String) async throws(StoreError) -> [Webhook]
@@ -180,6 +185,27 @@ public struct APIKeyRecord: Sendable, Hashable, Codable {
     }
 
     public var isActive: Bool { revokedAt == nil }
+}
+
+/// A person who signs in to the dashboard with an email and a password, kept only as a slow
+/// hash (`scrypt$…`).
+public struct UserAccount: Sendable, Hashable, Codable {
+    public var id: String
+    /// Lower-cased.
+    public var email: String
+    public var name: String
+    public var passwordHash: String
+    public var createdAt: Date
+    public var disabled: Bool
+
+    public init(id: String, email: String, name: String, passwordHash: String, createdAt: Date, disabled: Bool = false) {
+        self.id = id
+        self.email = email.lowercased()
+        self.name = name
+        self.passwordHash = passwordHash
+        self.createdAt = createdAt
+        self.disabled = disabled
+    }
 }
 
 /// Why a store refused an operation.

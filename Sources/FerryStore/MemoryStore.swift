@@ -12,6 +12,7 @@ public actor MemoryStore: LinkStore {
     private var events: [AppEvent] = []
     private var counters = VisitRollup()
     private var hooks: [String: Webhook] = [:]
+    private var accounts: [String: UserAccount] = [:]
     private var outbox: [String: WebhookDelivery] = [:]
     private var eventCounters: [EventCountKey: Int] = [:]
     private var sequence = 0
@@ -200,6 +201,17 @@ public actor MemoryStore: LinkStore {
     }
 
     public func appEvents(appID: String) -> [AppEvent] { events.filter { $0.appID == appID } }
+
+    public func save(_ user: UserAccount) throws(StoreError) {
+        if let other = accounts.values.first(where: { $0.email == user.email && $0.id != user.id }) {
+            throw .conflict("\(other.email) already has an account")
+        }
+        accounts[user.id] = user
+    }
+
+    public func user(email: String) -> UserAccount? { accounts.values.first { $0.email == email.lowercased() } }
+
+    public func users() -> [UserAccount] { accounts.values.sorted { $0.email < $1.email } }
 
     public func save(_ webhook: Webhook) throws(StoreError) {
         guard appsByID[webhook.appID] != nil else { throw .notFound("no app '\(webhook.appID)'") }

@@ -18,6 +18,6 @@ struct Ferry: AsyncParsableCommand {
               ferry aasa lint --file apple-app-site-association
               ferry assetlinks check --file assetlinks.json --package com.example.app --fingerprint 14:6D:…
             """,
-        subcommands: [ServeCommand.self, APIKeyCommand.self, AppCommand.self, DomainCommand.self, LinkCommand.self,
+        subcommands: [ServeCommand.self, APIKeyCommand.self, UserCommand.self, AppCommand.self, DomainCommand.self, LinkCommand.self,
                       StoreCommand.self, UACommand.self, AASACommand.self, AssetLinksCommand.self])
 }

@@ -126,3 +126,11 @@ def admin_key(server):
     output = subprocess.run([server["binary"], "apikey", "create", "--name", "browser", "--database", server["database"]],
                             check=True, capture_output=True, text=True).stdout
     return output.split()[1]
+
+
+@pytest.fixture(scope="session")
+def dashboard_user(server):
+    email, password = "marketer@demo.ferry.test", "a long browser password"
+    subprocess.run([server["binary"], "user", "create", "--email", email, "--name", "Marketer", "--database", server["database"]],
+                   input=password + "\n", check=True, capture_output=True, text=True)
+    return email, password

@@ -12,13 +12,17 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 from conftest import IPHONE, console_errors, free_port, screenshot
 
 
-def sign_in(driver, server, key):
+def sign_in(driver, server, key=None, account=None):
     base = f"http://127.0.0.1:{server['port']}"
     driver.get(base + "/dashboard")
     assert driver.current_url == base + "/dashboard/signin"
     screenshot(driver, "dashboard-signin.png")
-    driver.find_element(By.ID, "key").send_keys(key)
-    driver.find_element(By.CSS_SELECTOR, "form[action='/dashboard/signin'] button").click()
+    if account:
+        driver.find_element(By.ID, "email").send_keys(account[0])
+        driver.find_element(By.ID, "password").send_keys(account[1])
+    else:
+        driver.find_element(By.ID, "key").send_keys(key)
+    driver.find_element(By.CSS_SELECTOR, "#signin button").click()
     WebDriverWait(driver, 10).until(expected_conditions.url_to_be(base + "/dashboard/links"))
     return base
 
@@ -34,9 +38,9 @@ def create_link(driver, code, path, title=""):
     WebDriverWait(driver, 10).until(expected_conditions.staleness_of(page))
 
 
-def test_sign_in_create_a_link_click_it_and_see_the_visit(phone_dashboard, server, admin_key):
+def test_sign_in_create_a_link_click_it_and_see_the_visit(phone_dashboard, server, dashboard_user):
     driver = phone_dashboard
-    base = sign_in(driver, server, admin_key)
+    base = sign_in(driver, server, account=dashboard_user)
     create_link(driver, "from-browser", "/u/77", "Made in a browser")
     assert driver.current_url == base + "/dashboard/links/go.demo.ferry.test/from-browser?created=1"
     assert "Link created." in driver.find_element(By.CSS_SELECTOR, "[role=status]").text

@@ -58,6 +58,22 @@ import Testing
         #expect(itself.status == 1 && itself.error.contains("the same database"))
     }
 
+    @Test func dashboardAccounts() throws {
+        let db = database()
+        let created = try runner.ferry("user", "create", "--email", "ada@acme.example", "--name", "Ada", "--database", db,
+                                       input: "correct horse battery\n")
+        #expect(created.status == 0 && created.output.hasPrefix("created ada@acme.example (usr_"), "\(created.error)")
+        let short = try runner.ferry("user", "create", "--email", "bob@acme.example", "--database", db, input: "short\n")
+        #expect(short.status == 1 && short.error.contains("at least 12 characters"))
+        let again = try runner.ferry("user", "create", "--email", "ADA@acme.example", "--database", db, input: "another long password\n")
+        #expect(again.status == 1 && again.error.contains("already has an account"))
+        #expect(try runner.ferry("user", "create", "--email", "not-an-email", "--database", db, input: "correct horse battery\n").status == 1)
+        #expect(try runner.ferry("user", "create", "--email", "eve@acme.example", "--database", db, input: "").status == 2)
+        #expect(try runner.ferry("user", "disable", "ada@acme.example", "--database", db).status == 0)
+        #expect(try runner.ferry("user", "list", "--database", db).output == "ada@acme.example  disabled  Ada\n")
+        #expect(try runner.ferry("user", "disable", "nobody@acme.example", "--database", db).status == 1)
+    }
+
     @Test func refusalsAreMessagesWithAnExitStatus() throws {
         let db = database()
         let appFile = try runner.temporaryFile(Self.app)

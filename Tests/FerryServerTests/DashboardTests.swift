@@ -154,4 +154,46 @@ import Testing
             #expect(String(buffer: try await signed.get("/dashboard/apps").body).contains("<code>/u/{userId}</code>"))
         }
     }
+
+    @Test func signingInWithAnAccountAndItsLimits() async throws {
+        let services = try await F.services()
+        let user = try await UserAccounts.create(email: "Ada@Acme.example", name: "Ada", password: "correct horse battery", in: services.store)
+        #expect(user.email == "ada@acme.example" && user.passwordHash.hasPrefix("scrypt$32768$8$1$"))
+        #expect(!user.passwordHash.contains("correct horse"))
+        try await Application(router: buildRouter(services)).test(.router) { client in
+            func signIn(_ email: String, _ password: String) async throws -> TestResponse {
+                try await client.execute(uri: "/dashboard/signin", method: .post,
+                                         headers: [Self.host: "127.0.0.1:8080", .contentType: "application/x-www-form-urlencoded"],
+                                         body: ByteBuffer(string: "email=\(Self.encode(email))&password=\(Self.encode(password))&key="))
+            }
+            let wrong = try await signIn("ada@acme.example", "wrong horse battery")
+            #expect(wrong.status == .unauthorized && String(buffer: wrong.body).contains("do not match an account"))
+            let unknown = try await signIn("nobody@acme.example", "correct horse battery")
+            #expect(String(buffer: unknown.body).contains("do not match an account"), "the same answer for an unknown email")
+            let right = try await signIn("ADA@acme.example", "correct horse battery")
+            #expect(right.status == .seeOther)
+            let cookie = String(try #require(right.headers[.setCookie]).split(separator: ";")[0])
+            #expect(try await client.execute(uri: "/dashboard/links", method: .get, headers: [Self.host: "127.0.0.1:8080", .cookie: cookie]).status == .ok)
+
+            var disabled = user
+            disabled.disabled = true
+            try await services.store.save(disabled)
+            #expect(try await client.execute(uri: "/dashboard/links", method: .get, headers: [Self.host: "127.0.0.1:8080", .cookie: cookie]).status == .seeOther,
+                    "disabling the account ends its sessions")
+
+            var statuses: [HTTPResponse.Status] = []
+            for _ in 0..<8 { statuses.append(try await signIn("nobody@acme.example", "guess guess guess").status) }
+            #expect(statuses.last == .tooManyRequests, "ten attempts a minute from one address: \(statuses)")
+        }
+    }
+
+    @Test func passwordsAreSlowHashes() throws {
+        let stored = try Passwords.hash("a long enough password")
+        #expect(Passwords.verify("a long enough password", against: stored))
+        #expect(!Passwords.verify("a long enough passwore", against: stored))
+        #expect(!Passwords.verify("a long enough password", against: stored.replacingOccurrences(of: "scrypt$32768", with: "scrypt$1024")))
+        #expect(!Passwords.verify("a long enough password", against: "plain text"))
+        #expect(try Passwords.hash("a long enough password") != stored, "salted")
+        #expect(Passwords.check("short") != nil && Passwords.check("twelve chars") == nil)
+    }
 }

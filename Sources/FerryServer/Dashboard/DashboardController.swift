@@ -13,6 +13,9 @@ struct DashboardController<Store: LinkStore>: Sendable {
     let services: FerryServices<Store>
     let sessions: DashboardSessions
     let library: MustacheLibrary
+    let clientAddress: ClientAddress
+    /// Ten sign-in attempts a minute from one address: passwords cannot be tried in bulk.
+    let signInLimiter = RateLimiter(perIP: .init(burst: 10, rate: 10.0 / 60), perKey: .init(burst: 1, rate: 1))
 
     var store: Store { services.store }
 
@@ -20,6 +23,7 @@ struct DashboardController<Store: LinkStore>: Sendable {
         self.services = services
         sessions = DashboardSessions(secret: services.settings.secret)
         library = Self.templates
+        clientAddress = ClientAddress(trustedProxies: services.settings.trustedProxies)
     }
 
     static var templates: MustacheLibrary {
@@ -53,12 +57,17 @@ struct DashboardController<Store: LinkStore>: Sendable {
         }
         dashboard.post("signin") { request, context in
             guard sameOrigin(request) else { return refusedCrossSite() }
-            let form = try await Self.form(request)
-            let key = form["key"]?.trimmingCharacters(in: .whitespaces) ?? ""
-            guard !key.isEmpty, let record = try? await APIKeys.verify(key, in: store), record.isActive else {
-                return page("signin", Page(problem: "That key is unknown or was revoked."), status: .unauthorized)
+            let ip = clientAddress.clientIP(peer: context.remoteAddress?.ipAddress, headers: request.headers)
+            if let wait = signInLimiter.admit(ip: ip) {
+                return page("signin", Page(problem: "Too many attempts from your address; try again in \(wait) seconds."), status: .tooManyRequests)
             }
-            let (value, _) = sessions.issue(keyID: record.id)
+            let form = try await Self.form(request)
+            let subject: String
+            switch await Self.whoSignsIn(form, store: store) {
+            case .success(let who): subject = who
+            case .failure(let refusal): return page("signin", Page(problem: refusal.message), status: .unauthorized)
+            }
+            let (value, _) = sessions.issue(keyID: subject)
             var response = Self.seeOther("/dashboard/links")
             response.headers[.setCookie] = cookie(value, request: request, maxAge: Int(DashboardSessions.lifetime))
             return response
@@ -239,11 +248,38 @@ struct DashboardController<Store: LinkStore>: Sendable {
         Self.cookies(request)[DashboardSessions.cookieName].flatMap { sessions.read($0) }
     }
 
-    /// The session, if its API key is still active.
+    /// The session, if its API key or user account is still active.
     private func signedIn(_ request: Request) async -> DashboardSessions.Session? {
-        guard let session = session(request),
-              let keys = try? await store.apiKeys(), keys.contains(where: { $0.id == session.keyID && $0.isActive }) else { return nil }
+        guard let session = session(request) else { return nil }
+        if session.keyID.hasPrefix(UserAccounts.idPrefix) {
+            guard let users = try? await store.users(), users.contains(where: { $0.id == session.keyID && !$0.disabled }) else { return nil }
+        } else {
+            guard let keys = try? await store.apiKeys(), keys.contains(where: { $0.id == session.keyID && $0.isActive }) else { return nil }
+        }
         return session
+    }
+
+    struct Refusal: Error {
+        let message: String
+    }
+
+    /// Who the sign-in form names: an admin API key, or an email and password. The answer is
+    /// the same for an unknown email and a wrong password.
+    static func whoSignsIn(_ form: [String: String], store: Store) async -> Result<String, Refusal> {
+        let key = form["key"]?.trimmingCharacters(in: .whitespaces) ?? ""
+        if !key.isEmpty {
+            guard let record = try? await APIKeys.verify(key, in: store), record.isActive else {
+                return .failure(Refusal(message: "That key is unknown or was revoked."))
+            }
+            return .success(record.id)
+        }
+        let email = form["email"]?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        let password = form["password"] ?? ""
+        guard !email.isEmpty, !password.isEmpty else { return .failure(Refusal(message: "Give your email and password, or an admin API key.")) }
+        guard let user = try? await store.user(email: email), !user.disabled, Passwords.verify(password, against: user.passwordHash) else {
+            return .failure(Refusal(message: "That email and password do not match an account."))
+        }
+        return .success(user.id)
     }
 
     /// A POST made by a page of this server: `Origin` (sent by browsers with every form POST)

@@ -2,7 +2,7 @@ import Foundation
 import FerryKit
 
 /// Moves a deployment from one database to another (`ferry store copy`), table by table:
-/// apps, domains, links, API keys, webhooks with their deliveries, deferred intents not yet
+/// apps, domains, links, API keys, dashboard users, webhooks with their deliveries, deferred intents not yet
 /// expired, raw visits, installs and opens, and the counters statistics are read from.
 ///
 /// Running it again copies only what is new: keyed rows are written over (the source wins),
@@ -123,6 +123,7 @@ public struct CopiedTable: Sendable {
         CopiedTable("links", key: ["domain", "code"], text("domain", "code") + [("document", .json)] + text("campaign")
                     + [("created_at", .time), ("updated_at", .time)]),
         CopiedTable("api_keys", key: ["id"], text("id", "name", "hash") + [("created_at", .time), ("revoked_at", .time)]),
+        CopiedTable("users", key: ["id"], text("id", "email") + [("document", .json), ("created_at", .time)]),
         CopiedTable("webhooks", key: ["id"], text("id", "app_id") + [("document", .json), ("created_at", .time)]),
         CopiedTable("webhook_deliveries", key: ["id"], text("id", "webhook_id", "state") + [("next_attempt_at", .time), ("created_at", .time),
                     ("document", .json)]),

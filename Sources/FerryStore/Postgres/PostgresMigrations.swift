@@ -202,5 +202,16 @@ enum PostgresMigrations {
             "CREATE INDEX webhook_deliveries_due ON webhook_deliveries(state, next_attempt_at)",
             "CREATE INDEX webhook_deliveries_log ON webhook_deliveries(webhook_id, created_at)",
         ]),
+        // Dashboard users (the password only as a slow hash, in the document).
+        (4, [
+            """
+            CREATE TABLE users (
+                id TEXT PRIMARY KEY,
+                email TEXT NOT NULL UNIQUE CHECK (email = lower(email)),
+                document JSONB NOT NULL,
+                created_at TIMESTAMPTZ NOT NULL
+            )
+            """,
+        ]),
     ]
 }
