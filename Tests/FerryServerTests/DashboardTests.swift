@@ -196,4 +196,44 @@ import Testing
         #expect(try Passwords.hash("a long enough password") != stored, "salted")
         #expect(Passwords.check("short") != nil && Passwords.check("twelve chars") == nil)
     }
+
+    @Test func anAppsFilesTheURLCheckAndEditing() async throws {
+        try await signedIn { signed in
+            let page = String(buffer: try await signed.get("/dashboard/apps/acme").body)
+            #expect(page.contains("ABCDE12345.com.acme.app") && page.contains(F.fingerprint), "both files previewed")
+            #expect(page.contains(#"<textarea id="document" name="document""#))
+
+            func answers(_ url: String) async throws -> String {
+                let html = String(buffer: try await signed.get("/dashboard/apps/acme?url=\(Self.encode(url))").body)
+                return html.firstMatch(of: /<dl class="facts" id="answers">(.*?)<\/dl>/.dotMatchesNewlines())
+                    .map { String($0.1) } ?? "no answers in the page"
+            }
+            let route = try await answers("https://go.acme.example/u/42")
+            #expect(route.contains("<dt>iOS</dt><dd><strong>Yes.</strong>") && route.contains("the route /u/{userId}"))
+            let elsewhere = try await answers("https://go.acme.example/_ferry/web?path=/u/1")
+            #expect(elsewhere.contains("<dt>iOS</dt><dd><strong>No.</strong>"))
+            #expect(try await answers("https://other.example/u/42").contains("not a domain of this app"))
+            #expect(try await answers("javascript:alert(1)").contains("Not a web URL."))
+
+            // Editing: a new route shows in the association file every domain serves.
+            var app = try #require(await signed.services.store.app(id: "acme"))
+            app.routes.append(Route(pattern: "/p/{id}"))
+            let json = String(decoding: try JSONEncoder().encode(app), as: UTF8.self)
+            let saved = try await signed.post("/dashboard/apps/acme", [("document", json)])
+            #expect(saved.status == .ok && String(buffer: saved.body).contains("Saved."))
+            let aasa = try await signed.client.execute(uri: "/.well-known/apple-app-site-association", method: .get, headers: [Self.host: "go.acme.example"])
+            let served = String(buffer: aasa.body)
+            #expect(served.contains("/p/"), "\(served)")
+
+            let broken = try await signed.post("/dashboard/apps/acme", [("document", "{not json")])
+            #expect(broken.status == .badRequest && String(buffer: broken.body).contains("Not saved"))
+            #expect(String(buffer: broken.body).contains("{not json"), "the text is kept for fixing")
+            app.id = "other"
+            let renamed = try await signed.post("/dashboard/apps/acme", [("document", String(decoding: try JSONEncoder().encode(app), as: UTF8.self))])
+            #expect(renamed.status == .badRequest && String(buffer: renamed.body).contains("the id stays"))
+            #expect(await signed.services.store.app(id: "acme")?.routes.count == 2, "refused edits change nothing")
+            let forged = try await signed.post("/dashboard/apps/acme", [("document", json)], origin: "https://evil.example")
+            #expect(forged.status == .forbidden)
+        }
+    }
 }

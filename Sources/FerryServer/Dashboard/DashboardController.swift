@@ -31,7 +31,8 @@ struct DashboardController<Store: LinkStore>: Sendable {
         let files: [(String, [UInt8])] = [
             ("layout", PackageResources.layout_mustache), ("signin", PackageResources.signin_mustache),
             ("links", PackageResources.links_mustache), ("link", PackageResources.link_mustache),
-            ("apps", PackageResources.apps_mustache), ("problem", PackageResources.problem_mustache),
+            ("apps", PackageResources.apps_mustache), ("app", PackageResources.app_mustache),
+            ("problem", PackageResources.problem_mustache),
         ]
         for (name, bytes) in files {
             // The templates are part of the binary; a broken one is a build mistake.
@@ -110,6 +111,27 @@ struct DashboardController<Store: LinkStore>: Sendable {
         dashboard.get("apps") { request, _ in
             guard let session = await signedIn(request) else { return Self.seeOther("/dashboard/signin") }
             return try await appsPage(session)
+        }
+        dashboard.get("apps/:id") { request, context in
+            guard let session = await signedIn(request) else { return Self.seeOther("/dashboard/signin") }
+            guard let app = try await store.app(id: try context.parameters.require("id")) else { return notFound(session, "There is no such app.") }
+            return try await appPage(session, app: app, url: request.uri.queryParameters.get("url"), document: nil, problem: nil, notice: nil, status: .ok)
+        }
+        dashboard.post("apps/:id") { request, context in
+            guard let session = await signedIn(request) else { return Self.seeOther("/dashboard/signin") }
+            let form = try await Self.form(request)
+            guard sameOrigin(request), form["csrf"].map({ DashboardSessions.same($0, session.csrf) }) == true else { return refusedCrossSite() }
+            guard let current = try await store.app(id: try context.parameters.require("id")) else { return notFound(session, "There is no such app.") }
+            let text = form["document"] ?? ""
+            switch Self.edited(current, from: text) {
+            case .failure(let refusal):
+                return try await appPage(session, app: current, url: nil, document: text, problem: refusal.message, notice: nil, status: .badRequest)
+            case .success(let app):
+                try await store.save(app)
+                await services.changed([.app(id: app.id)])
+                return try await appPage(session, app: app, url: nil, document: nil, problem: nil,
+                                         notice: "Saved. The association files below are what every domain of the app serves now.", status: .ok)
+            }
         }
     }
 
@@ -212,9 +234,99 @@ struct DashboardController<Store: LinkStore>: Sendable {
         return render("apps", status: .ok, ["signedIn": true, "csrf": session.csrf, "onApps": true, "apps": apps])
     }
 
-    private func notFound(_ session: DashboardSessions.Session?) -> Response {
+    private func notFound(_ session: DashboardSessions.Session?, _ message: String = "There is no such link.") -> Response {
         render("problem", status: .notFound, ["signedIn": session != nil, "csrf": session?.csrf ?? "",
-                                              "heading": "Not found", "message": "There is no such link."])
+                                              "heading": "Not found", "message": message])
+    }
+
+    private func appPage(_ session: DashboardSessions.Session, app: App, url: String?, document: String?, problem: String?, notice: String?,
+                         status: HTTPResponse.Status) async throws -> Response {
+        let domains = try await store.domains(appID: app.id)
+        var check: [String: Any] = [:]
+        if let url, !url.isEmpty {
+            let answers = Self.wouldOpen(url, app: app, domains: domains).map { ["platform": $0.platform, "verdict": $0.verdict, "detail": $0.detail] }
+            check = ["url": url, "answers": answers]
+        }
+        return render("app", status: status, [
+            "signedIn": true, "csrf": session.csrf, "onApps": true, "problem": problem as Any, "notice": notice as Any,
+            "id": app.id, "name": app.name,
+            "ios": app.ios.map { "\($0.appID)" + ($0.appStoreID.map { ", App Store \($0)" } ?? "") } as Any,
+            "android": app.android.map { $0.packageName } as Any, "web": app.web.fallbackURL.absoluteString,
+            "domains": domains.flatMap { [$0.host] + ($0.alternateHost.map { [$0] } ?? []) }, "firstDomain": domains.first?.host ?? "go.example.com",
+            "check": check,
+            "aasa": Self.pretty(AASAGenerator.data(for: app)), "assetlinks": Self.pretty(AssetLinksGenerator.data(for: app)),
+            "document": document ?? Self.pretty((try? Self.appEncoder.encode(app)) ?? Data()),
+        ])
+    }
+
+    /// What each platform does with a URL: the generated AASA through FerryKit's matcher for
+    /// iOS; for Android, whether assetlinks names the app on that host and a route or link
+    /// takes the path.
+    static func wouldOpen(_ text: String, app: App, domains: [Domain]) -> [(platform: String, verdict: String, detail: String)] {
+        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(), scheme == "https" || scheme == "http",
+              let host = components.host?.lowercased() else {
+            return [("URL", "Not a web URL.", "Give a full URL such as https://go.example.com/u/42.")]
+        }
+        guard domains.contains(where: { $0.host == host || $0.alternateHost == host }) else {
+            return [("All platforms", "No.", "\(host) is not a domain of this app, so neither file is served there by Ferry.")]
+        }
+        var answers: [(String, String, String)] = []
+        if let ios = app.ios {
+            let result = AASAMatcher(AASAGenerator.file(for: app)).match(text, appID: ios.appID)
+            switch result.outcome {
+            case .match: answers.append(("iOS", "Yes.", "The association file lets \(ios.appID) open it" + (result.rule.map { " (\($0))." } ?? ".")))
+            case .blocked: answers.append(("iOS", "No.", "A rule excludes it" + (result.rule.map { ": \($0)." } ?? ".")))
+            case .none: answers.append(("iOS", "No.", "No rule of the association file covers this path; Safari opens it."))
+            }
+        } else {
+            answers.append(("iOS", "No.", "The app has no iOS settings."))
+        }
+        if let android = app.android {
+            let path = components.path.isEmpty ? "/" : components.path
+            let route = app.route(matching: path).map { "the route \($0.route.pattern.description)" }
+            answers.append(("Android", "Yes, when the app's manifest declares \(host) with autoVerify.",
+                            "assetlinks.json on \(host) names \(android.packageName); in the app, " + (route ?? "the SDK resolves the path as a short link") + "."))
+        } else {
+            answers.append(("Android", "No.", "The app has no Android settings."))
+        }
+        return answers
+    }
+
+    /// The app a JSON edit describes: the same id, the SDK key kept unless given, valid.
+    static func edited(_ current: App, from text: String) -> Result<App, Refusal> {
+        var app: App
+        do {
+            app = try APICoding.decoder.decode(App.self, from: Data(text.utf8))
+        } catch {
+            return .failure(Refusal(message: "Not saved: the JSON does not describe an app (\(Self.describe(error)))."))
+        }
+        guard app.id == current.id else { return .failure(Refusal(message: "Not saved: the id stays “\(current.id)”; make a new app through the API.")) }
+        if app.sdkKey == nil { app.sdkKey = current.sdkKey }
+        do {
+            try app.validate()
+        } catch {
+            return .failure(Refusal(message: "Not saved: \(error.description)"))
+        }
+        return .success(app)
+    }
+
+    static func describe(_ error: any Error) -> String {
+        switch error {
+        case DecodingError.keyNotFound(let key, _): "“\(key.stringValue)” is missing"
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context), DecodingError.dataCorrupted(let context):
+            (context.codingPath.map(\.stringValue).joined(separator: ".").nilIfEmpty.map { "at \($0): " } ?? "") + context.debugDescription
+        default: "\(error)"
+        }
+    }
+
+    static var appEncoder: JSONEncoder { DashboardFiles.appEncoder }
+
+    static func pretty(_ data: Data) -> String {
+        guard let object = try? JSONSerialization.jsonObject(with: data),
+              let pretty = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]) else {
+            return String(decoding: data, as: UTF8.self)
+        }
+        return String(decoding: pretty, as: UTF8.self)
     }
 
     private func refusedCrossSite() -> Response {
@@ -358,4 +470,13 @@ private struct RouteRow {
 
 enum DashboardFiles {
     static let stylesheet = String(decoding: PackageResources.app_css, as: UTF8.self)
+    static let appEncoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+}
+
+extension String {
+    var nilIfEmpty: String? { isEmpty ? nil : self }
 }
