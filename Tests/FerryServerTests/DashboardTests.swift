@@ -236,4 +236,20 @@ import Testing
             #expect(forged.status == .forbidden)
         }
     }
+
+    @Test func aLinksQRCodeToDownload() async throws {
+        try await signedIn { signed in
+            let png = try await signed.get("/dashboard/links/go.acme.example/spring/qr.png")
+            #expect(png.status == .ok && png.headers[.contentType] == "image/png")
+            #expect(png.headers[.contentDisposition] == #"attachment; filename="go.acme.example-spring.png""#)
+            #expect(Data(buffer: png.body) == (try QRCode("https://go.acme.example/spring").png(scale: 10)), "the code of the link's URL (QRCodeTests scans it)")
+            let svg = try await signed.get("/dashboard/links/go.acme.example/spring/qr.svg")
+            #expect(svg.headers[.contentType] == "image/svg+xml" && String(buffer: svg.body).hasPrefix("<svg"))
+            #expect(String(buffer: try await signed.get("/dashboard/links/go.acme.example/spring").body).contains(#"<div class="qr"><svg"#))
+            #expect(try await signed.get("/dashboard/links/go.acme.example/nope/qr.png").status == .notFound)
+            let anonymous = try await signed.client.execute(uri: "/dashboard/links/go.acme.example/spring/qr.png", method: .get,
+                                                            headers: [Self.host: "127.0.0.1:8080"])
+            #expect(anonymous.status == .seeOther)
+        }
+    }
 }

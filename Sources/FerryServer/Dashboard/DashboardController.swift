@@ -97,6 +97,12 @@ struct DashboardController<Store: LinkStore>: Sendable {
             return try await linkPage(session, domain: try context.parameters.require("domain"), code: try context.parameters.require("code"),
                                       notice: request.uri.queryParameters.get("created") != nil ? "Link created." : nil)
         }
+        dashboard.get("links/:domain/:code/qr.svg") { request, context in
+            try await qrCode(request, context, svg: true)
+        }
+        dashboard.get("links/:domain/:code/qr.png") { request, context in
+            try await qrCode(request, context, svg: false)
+        }
         dashboard.post("links/:domain/:code/disable") { request, context in
             guard let session = await signedIn(request) else { return Self.seeOther("/dashboard/signin") }
             let form = try await Self.form(request)
@@ -179,6 +185,28 @@ struct DashboardController<Store: LinkStore>: Sendable {
         return Self.seeOther("/dashboard/links/\(Self.pathSegment(link.domain))/\(Self.pathSegment(code))?created=1")
     }
 
+    /// The link's QR code to download, as SVG or as a PNG of 10 pixels per module.
+    private func qrCode(_ request: Request, _ context: FerryRequestContext, svg: Bool) async throws -> Response {
+        guard let session = await signedIn(request) else { return Self.seeOther("/dashboard/signin") }
+        let domain = try context.parameters.require("domain"), code = try context.parameters.require("code")
+        guard try await store.link(domain: domain, code: code) != nil else { return notFound(session) }
+        let qr = try QRCode("https://\(domain)/\(code)")
+        let body = svg ? Data(qr.svg(label: "QR code for https://\(domain)/\(code)").utf8) : qr.png(scale: 10)
+        return Response(status: .ok, headers: [
+            .contentType: svg ? "image/svg+xml" : "image/png",
+            .contentDisposition: "attachment; filename=\"\(Self.fileName(domain, code)).\(svg ? "svg" : "png")\"",
+            .cacheControl: "private, max-age=300",
+            .xContentTypeOptions: "nosniff",
+        ], body: .init(byteBuffer: ByteBuffer(data: body)))
+    }
+
+    /// `go.acme.example-spring`, with anything but letters, digits, `.`, `-` and `_` replaced.
+    static func fileName(_ domain: String, _ code: String) -> String {
+        String("\(domain)-\(code)".unicodeScalars.map { scalar -> Character in
+            CharacterSet.alphanumerics.contains(scalar) && scalar.isASCII || "._-".unicodeScalars.contains(scalar) ? Character(scalar) : "_"
+        })
+    }
+
     /// Why the store refused a new link, in words for the form; `nil` when it was stored.
     private static func refusal(inserting link: Link, into store: Store) async -> (message: String, status: HTTPResponse.Status)? {
         let error: StoreError
@@ -216,6 +244,8 @@ struct DashboardController<Store: LinkStore>: Sendable {
             "funnel": funnel, "platforms": platforms,
             "referrers": Array(report.referrerHosts.prefix(10)), "hasReferrers": !report.referrerHosts.isEmpty,
             "csv": "/api/v1/stats?domain=\(Self.query(domain))&code=\(Self.query(code))&format=csv",
+            "qr": (try? QRCode(url).svg(label: "QR code for \(url)")) ?? "",
+            "qrBase": "/dashboard/links/\(Self.pathSegment(domain))/\(Self.pathSegment(code))",
         ])
     }
 
