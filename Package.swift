@@ -65,7 +65,8 @@ let package = Package(
             // Resources/openapi.yaml links to the repository's openapi.yaml: one document,
             // compiled into the binary, like the dashboard's templates and stylesheet.
             resources: [.embedInCode("Resources/openapi.yaml")]
-                + ["layout.mustache", "signin.mustache", "links.mustache", "link.mustache", "apps.mustache", "app.mustache", "problem.mustache", "app.css"]
+                + ["layout.mustache", "signin.mustache", "links.mustache", "link.mustache", "apps.mustache", "app.mustache", "problem.mustache", "preview.mustache",
+                   "app.css", "preview.js"]
                 .map { .embedInCode("Resources/dashboard/\($0)") }
         ),
         // The client SDK that apps embed: Foundation (and FerryKit, itself Foundation only).

@@ -41,6 +41,10 @@ def create_link(driver, code, path, title=""):
 def test_sign_in_create_a_link_click_it_and_see_the_visit(phone_dashboard, server, dashboard_user):
     driver = phone_dashboard
     base = sign_in(driver, server, account=dashboard_user)
+    # The messenger preview follows what is typed.
+    driver.find_element(By.ID, "title").send_keys("Typed title")
+    assert driver.find_element(By.CSS_SELECTOR, "#preview .preview-title").text == "Typed title"
+    driver.find_element(By.ID, "title").clear()
     create_link(driver, "from-browser", "/u/77", "Made in a browser")
     assert driver.current_url == base + "/dashboard/links/go.demo.ferry.test/from-browser?created=1"
     assert "Link created." in driver.find_element(By.CSS_SELECTOR, "[role=status]").text

@@ -252,4 +252,33 @@ import Testing
             #expect(anonymous.status == .seeOther)
         }
     }
+
+    @Test func editingALinkAndItsMessengerPreview() async throws {
+        try await signedIn { signed in
+            let page = String(buffer: try await signed.get("/dashboard/links/go.acme.example/spring").body)
+            #expect(page.contains(#"<p class="preview-title">Ada&#39;s profile</p>"#) || page.contains(#"<p class="preview-title">Ada's profile</p>"#))
+            #expect(page.contains(#"<img src="https://acme.example/icon.png""#), "the app's icon when the link has no image")
+
+            let saved = try await signed.post("/dashboard/links/go.acme.example/spring",
+                                              [("path", "/u/43"), ("title", "Grace's profile"), ("description", "New"), ("image", ""), ("campaign", "fall")])
+            #expect(saved.status == .ok && String(buffer: saved.body).contains("Saved"))
+            let link = try #require(await signed.services.store.link(domain: "go.acme.example", code: "spring"))
+            #expect(link.path == "/u/43" && link.preview.title == "Grace's profile" && link.tags.campaign == "fall")
+            let crawler = try await signed.client.execute(uri: "/spring", method: .get, headers: F.headers(F.slackbot, [Self.host: "go.acme.example"]))
+            #expect(String(buffer: crawler.body).contains("Grace"), "previews change with the next fetch")
+
+            let offRoute = try await signed.post("/dashboard/links/go.acme.example/spring", [("path", "/nowhere"), ("title", "x")])
+            #expect(offRoute.status == .badRequest && String(buffer: offRoute.body).contains("Not saved"))
+            #expect(String(buffer: offRoute.body).contains(#"value="/nowhere""#))
+            #expect(!String(buffer: offRoute.body).contains("nil"), "no absent value printed")
+            let badImage = try await signed.post("/dashboard/links/go.acme.example/spring", [("path", "/u/43"), ("image", "javascript:alert(1)")])
+            #expect(badImage.status == .badRequest)
+            #expect(await signed.services.store.link(domain: "go.acme.example", code: "spring")?.path == "/u/43", "refused edits change nothing")
+
+            let links = try await signed.get("/dashboard/links")
+            #expect(String(buffer: links.body).contains(#"<script src="/dashboard/preview.js"></script>"#))
+            #expect(links.headers[.contentSecurityPolicy]?.contains("script-src 'self'") == true)
+            #expect(try await signed.get("/dashboard/preview.js").headers[.contentType] == "text/javascript; charset=utf-8")
+        }
+    }
 }

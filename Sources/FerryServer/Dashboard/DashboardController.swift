@@ -32,7 +32,7 @@ struct DashboardController<Store: LinkStore>: Sendable {
             ("layout", PackageResources.layout_mustache), ("signin", PackageResources.signin_mustache),
             ("links", PackageResources.links_mustache), ("link", PackageResources.link_mustache),
             ("apps", PackageResources.apps_mustache), ("app", PackageResources.app_mustache),
-            ("problem", PackageResources.problem_mustache),
+            ("problem", PackageResources.problem_mustache), ("preview", PackageResources.preview_mustache),
         ]
         for (name, bytes) in files {
             // The templates are part of the binary; a broken one is a build mistake.
@@ -49,6 +49,12 @@ struct DashboardController<Store: LinkStore>: Sendable {
         dashboard.get("app.css") { _, _ in
             var answer = Responses.text(.ok, Self.stylesheet)
             answer.headers[.contentType] = "text/css; charset=utf-8"
+            answer.headers[.cacheControl] = "public, max-age=3600"
+            return answer.response
+        }
+        dashboard.get("preview.js") { _, _ in
+            var answer = Responses.text(.ok, DashboardFiles.previewScript)
+            answer.headers[.contentType] = "text/javascript; charset=utf-8"
             answer.headers[.cacheControl] = "public, max-age=3600"
             return answer.response
         }
@@ -96,6 +102,33 @@ struct DashboardController<Store: LinkStore>: Sendable {
             guard let session = await signedIn(request) else { return Self.seeOther("/dashboard/signin") }
             return try await linkPage(session, domain: try context.parameters.require("domain"), code: try context.parameters.require("code"),
                                       notice: request.uri.queryParameters.get("created") != nil ? "Link created." : nil)
+        }
+        dashboard.post("links/:domain/:code") { request, context in
+            guard let session = await signedIn(request) else { return Self.seeOther("/dashboard/signin") }
+            let form = try await Self.form(request)
+            guard sameOrigin(request), form["csrf"].map({ DashboardSessions.same($0, session.csrf) }) == true else { return refusedCrossSite() }
+            let domain = try context.parameters.require("domain"), code = try context.parameters.require("code")
+            guard var link = try await store.link(domain: domain, code: code) else { return notFound(session) }
+            func value(_ name: String) -> String? {
+                form[name].map { $0.trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
+            }
+            link.path = value("path") ?? ""
+            link.preview.title = value("title")
+            link.preview.description = value("description")
+            link.preview.imageURL = value("image").flatMap(URL.init(string:))
+            link.tags.campaign = value("campaign")
+            if value("image") != nil, link.preview.imageURL == nil || !["https", "http"].contains(link.preview.imageURL?.scheme ?? "") {
+                return try await linkPage(session, domain: domain, code: code, notice: nil, problem: "Not saved: the image is not a web URL.",
+                                          editForm: form, status: .badRequest)
+            }
+            do {
+                try await store.update(link)
+            } catch {
+                return try await linkPage(session, domain: domain, code: code, notice: nil, problem: "Not saved: \(error)",
+                                          editForm: form, status: .badRequest)
+            }
+            await services.changed([.link(domain: domain, code: code)])
+            return try await linkPage(session, domain: domain, code: code, notice: "Saved: the next click gets the change.")
         }
         dashboard.get("links/:domain/:code/qr.svg") { request, context in
             try await qrCode(request, context, svg: true)
@@ -162,7 +195,11 @@ struct DashboardController<Store: LinkStore>: Sendable {
                 campaign: link.tags.effectiveCampaign ?? "", state: Self.state(of: link))
         }
         let chosen = form["domain"] ?? domains.first?.host
+        let appName = try await domains.first { $0.host == chosen }.asyncMap { try await store.app(id: $0.appID)?.name } ?? nil
+        let preview: [String: Any] = ["site": (chosen ?? "").uppercased(), "title": form["title"].flatMap { $0.isEmpty ? nil : $0 } ?? appName ?? chosen ?? "",
+                                      "description": form["description"] ?? "", "appName": appName ?? ""]
         return render("links", status: status, [
+            "preview": preview,
             "signedIn": true, "csrf": session.csrf, "problem": problem as Any, "onLinks": true, "query": query,
             "links": rows, "hasLinks": !rows.isEmpty,
             "domains": domains.map { DomainOption(host: $0.host, selected: $0.host == chosen) }, "hasDomains": !domains.isEmpty,
@@ -222,9 +259,11 @@ struct DashboardController<Store: LinkStore>: Sendable {
         return ("The database is not available; nothing was created. Try again.", .serviceUnavailable)
     }
 
-    private func linkPage(_ session: DashboardSessions.Session, domain: String, code: String, notice: String?) async throws -> Response {
+    private func linkPage(_ session: DashboardSessions.Session, domain: String, code: String, notice: String?, problem: String? = nil,
+                          editForm: [String: String]? = nil, status: HTTPResponse.Status = .ok) async throws -> Response {
         guard let link = try await store.link(domain: domain, code: code),
               let owner = try await store.domain(host: domain) else { return notFound(session) }
+        let app = try await store.app(id: owner.appID)
         let now = Date()
         let period = try StatsPeriod(from: now - 29 * 86_400, to: now, bucket: .day)
         let report = try await store.stats(.link(domain: domain, code: code, appID: owner.appID), period)
@@ -236,8 +275,8 @@ struct DashboardController<Store: LinkStore>: Sendable {
         let stats: [String: Int] = ["humanVisits": report.totals.humanVisits, "uniqueVisitors": report.totals.uniqueVisitors,
                                     "installs": installs, "opens": report.totals.opens, "botVisits": report.totals.botVisits]
         let url = "https://\(domain)/\(code)"
-        return render("link", status: .ok, [
-            "signedIn": true, "csrf": session.csrf, "notice": notice as Any, "onLinks": true,
+        return render("link", status: status, [
+            "signedIn": true, "csrf": session.csrf, "notice": notice as Any, "problem": problem as Any, "onLinks": true,
             "domain": domain, "code": code, "path": link.path, "url": url, "title": link.preview.title as Any,
             "campaign": link.tags.effectiveCampaign as Any, "state": Self.state(of: link), "disabled": link.disabled,
             "stats": stats, "chart": Charts.columns(report.series, label: "Human visits per day, last 30 days"),
@@ -245,6 +284,14 @@ struct DashboardController<Store: LinkStore>: Sendable {
             "referrers": Array(report.referrerHosts.prefix(10)), "hasReferrers": !report.referrerHosts.isEmpty,
             "csv": "/api/v1/stats?domain=\(Self.query(domain))&code=\(Self.query(code))&format=csv",
             "qr": (try? QRCode(url).svg(label: "QR code for \(url)")) ?? "",
+            "preview": [
+                "site": domain.uppercased(), "title": link.preview.title ?? app?.name ?? domain, "description": link.preview.description ?? "",
+                "image": (link.preview.imageURL ?? app?.iconURL)?.absoluteString as Any, "appName": app?.name ?? "",
+            ] as [String: Any],
+            "form": editForm ?? [
+                "path": link.path, "title": link.preview.title ?? "", "description": link.preview.description ?? "",
+                "image": link.preview.imageURL?.absoluteString ?? "", "campaign": link.tags.campaign ?? "",
+            ],
             "qrBase": "/dashboard/links/\(Self.pathSegment(domain))/\(Self.pathSegment(code))",
         ])
     }
@@ -369,19 +416,30 @@ struct DashboardController<Store: LinkStore>: Sendable {
     }
 
     private func render(_ name: String, status: HTTPResponse.Status, _ context: [String: Any]) -> Response {
-        // An absent value must leave its section out, not print "nil".
-        let present = context.filter { _, value in
-            let mirror = Mirror(reflecting: value)
-            return !(mirror.displayStyle == .optional && mirror.children.isEmpty)
-        }
-        let html = library.render(present, withTemplate: name) ?? "template \(name) is missing"
+        let html = library.render(Self.present(context), withTemplate: name) ?? "template \(name) is missing"
         return Response(status: status, headers: [
             .contentType: "text/html; charset=utf-8",
             .cacheControl: "no-store",
-            .contentSecurityPolicy: "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+            .contentSecurityPolicy: "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: https:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
             .xContentTypeOptions: "nosniff",
             .referrerPolicy: "same-origin",
         ], body: .init(byteBuffer: ByteBuffer(string: html)))
+    }
+
+    /// The context without absent values, at every depth: an absent value must leave its
+    /// section out, not print "nil".
+    static func present(_ context: [String: Any]) -> [String: Any] {
+        var result: [String: Any] = [:]
+        for (key, value) in context {
+            let mirror = Mirror(reflecting: value)
+            if mirror.displayStyle == .optional {
+                guard let inner = mirror.children.first?.value else { continue }
+                result[key] = (inner as? [String: Any]).map(present) ?? inner
+            } else {
+                result[key] = (value as? [String: Any]).map(present) ?? value
+            }
+        }
+        return result
     }
 
     // MARK: Sessions and forms
@@ -500,6 +558,7 @@ private struct RouteRow {
 
 enum DashboardFiles {
     static let stylesheet = String(decoding: PackageResources.app_css, as: UTF8.self)
+    static let previewScript = String(decoding: PackageResources.preview_js, as: UTF8.self)
     static let appEncoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
