@@ -65,7 +65,7 @@ let package = Package(
             // Resources/openapi.yaml links to the repository's openapi.yaml: one document,
             // compiled into the binary, like the dashboard's templates and stylesheet.
             resources: [.embedInCode("Resources/openapi.yaml")]
-                + ["layout.mustache", "signin.mustache", "links.mustache", "link.mustache", "apps.mustache", "app.mustache", "problem.mustache", "preview.mustache",
+                + ["layout.mustache", "signin.mustache", "links.mustache", "link.mustache", "apps.mustache", "app.mustache", "problem.mustache", "preview.mustache", "numbers.mustache", "stats.mustache",
                    "app.css", "preview.js"]
                 .map { .embedInCode("Resources/dashboard/\($0)") }
         ),

@@ -71,6 +71,11 @@ def test_sign_in_create_a_link_click_it_and_see_the_visit(phone_dashboard, serve
     screenshot(driver, "dashboard-links.png")
     driver.get(base + "/dashboard/apps")
     screenshot(driver, "dashboard-apps.png")
+    driver.get(base + "/dashboard/apps/demo")
+    screenshot(driver, "dashboard-app.png")
+    driver.get(base + "/dashboard/stats?app=demo")
+    assert "go.demo.ferry.test/from-browser" in driver.find_element(By.TAG_NAME, "main").text
+    screenshot(driver, "dashboard-stats.png")
     assert console_errors(driver) == []
 
 

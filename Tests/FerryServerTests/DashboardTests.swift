@@ -281,4 +281,22 @@ import Testing
             #expect(try await signed.get("/dashboard/preview.js").headers[.contentType] == "text/javascript; charset=utf-8")
         }
     }
+
+    @Test func anAppsAndACampaignsNumbers() async throws {
+        try await signedIn { signed in
+            for (path, agent) in [("/spring", F.iPhone), ("/spring", F.android), ("/u/7", F.desktop), ("/spring", F.slackbot)] {
+                _ = try await signed.client.execute(uri: path, method: .get, headers: F.headers(agent, [Self.host: "go.acme.example"]))
+            }
+            await signed.services.recorder.flush()
+            let app = String(buffer: try await signed.get("/dashboard/stats?app=acme").body)
+            #expect(app.contains("<h1>Acme</h1>") && app.contains("<strong>3</strong> visits") && app.contains("<strong>1</strong> bots"))
+            #expect(app.contains("<td>spring</td><td>2</td>"), "campaigns table")
+            #expect(app.contains("<td>go.acme.example/spring</td><td>2</td>") && app.contains("<td>go.acme.example (routes)</td><td>1</td>"))
+            #expect(app.contains(#"<option value="spring">spring</option>"#))
+            let campaign = String(buffer: try await signed.get("/dashboard/stats?app=acme&campaign=spring&days=7").body)
+            #expect(campaign.contains("Acme: campaign spring") && campaign.contains("<strong>2</strong> visits") && campaign.contains("Last 7 days"))
+            #expect(campaign.contains(#"<option value="7" selected>"#))
+            #expect(try await signed.get("/dashboard/stats?app=nope").status == .notFound)
+        }
+    }
 }

@@ -33,6 +33,7 @@ struct DashboardController<Store: LinkStore>: Sendable {
             ("links", PackageResources.links_mustache), ("link", PackageResources.link_mustache),
             ("apps", PackageResources.apps_mustache), ("app", PackageResources.app_mustache),
             ("problem", PackageResources.problem_mustache), ("preview", PackageResources.preview_mustache),
+            ("numbers", PackageResources.numbers_mustache), ("stats", PackageResources.stats_mustache),
         ]
         for (name, bytes) in files {
             // The templates are part of the binary; a broken one is a build mistake.
@@ -151,6 +152,13 @@ struct DashboardController<Store: LinkStore>: Sendable {
             guard let session = await signedIn(request) else { return Self.seeOther("/dashboard/signin") }
             return try await appsPage(session)
         }
+        dashboard.get("stats") { request, _ in
+            guard let session = await signedIn(request) else { return Self.seeOther("/dashboard/signin") }
+            let query = request.uri.queryParameters
+            let days = query.get("days").flatMap(Int.init).flatMap { [7, 30, 90].contains($0) ? $0 : nil } ?? 30
+            let campaign = query.get("campaign").flatMap { $0.isEmpty ? nil : $0 }
+            return try await statsPage(session, appID: query.get("app") ?? "", campaign: campaign, days: days)
+        }
         dashboard.get("apps/:id") { request, context in
             guard let session = await signedIn(request) else { return Self.seeOther("/dashboard/signin") }
             guard let app = try await store.app(id: try context.parameters.require("id")) else { return notFound(session, "There is no such app.") }
@@ -264,25 +272,14 @@ struct DashboardController<Store: LinkStore>: Sendable {
         guard let link = try await store.link(domain: domain, code: code),
               let owner = try await store.domain(host: domain) else { return notFound(session) }
         let app = try await store.app(id: owner.appID)
-        let now = Date()
-        let period = try StatsPeriod(from: now - 29 * 86_400, to: now, bucket: .day)
-        let report = try await store.stats(.link(domain: domain, code: code, appID: owner.appID), period)
-        let installs = report.totals.installs.filter { $0.key != MatchType.none.rawValue }.values.reduce(0, +)
-        let funnel = Charts.bars([("Visits", report.totals.humanVisits), ("Installs", installs), ("Opens", report.totals.opens)],
-                                 label: "Funnel: visits, installs, opens")
-        let platforms = Charts.bars(report.platforms.filter { $0.humanVisits > 0 }.prefix(8).map { ($0.value, $0.humanVisits) },
-                                    label: "Visits by platform")
-        let stats: [String: Int] = ["humanVisits": report.totals.humanVisits, "uniqueVisitors": report.totals.uniqueVisitors,
-                                    "installs": installs, "opens": report.totals.opens, "botVisits": report.totals.botVisits]
+        let report = try await store.stats(.link(domain: domain, code: code, appID: owner.appID), try Self.lastDays(30))
         let url = "https://\(domain)/\(code)"
-        return render("link", status: status, [
+        var context = Self.numbers(report, days: 30, csv: "/api/v1/stats?domain=\(Self.query(domain))&code=\(Self.query(code))&format=csv",
+                                   breakdowns: false)
+        context.merge([
             "signedIn": true, "csrf": session.csrf, "notice": notice as Any, "problem": problem as Any, "onLinks": true,
             "domain": domain, "code": code, "path": link.path, "url": url, "title": link.preview.title as Any,
             "campaign": link.tags.effectiveCampaign as Any, "state": Self.state(of: link), "disabled": link.disabled,
-            "stats": stats, "chart": Charts.columns(report.series, label: "Human visits per day, last 30 days"),
-            "funnel": funnel, "platforms": platforms,
-            "referrers": Array(report.referrerHosts.prefix(10)), "hasReferrers": !report.referrerHosts.isEmpty,
-            "csv": "/api/v1/stats?domain=\(Self.query(domain))&code=\(Self.query(code))&format=csv",
             "qr": (try? QRCode(url).svg(label: "QR code for \(url)")) ?? "",
             "preview": [
                 "site": domain.uppercased(), "title": link.preview.title ?? app?.name ?? domain, "description": link.preview.description ?? "",
@@ -293,8 +290,64 @@ struct DashboardController<Store: LinkStore>: Sendable {
                 "image": link.preview.imageURL?.absoluteString ?? "", "campaign": link.tags.campaign ?? "",
             ],
             "qrBase": "/dashboard/links/\(Self.pathSegment(domain))/\(Self.pathSegment(code))",
-        ])
+        ]) { _, new in new }
+        return render("link", status: status, context)
     }
+
+    /// The last `days` whole UTC days up to now, by day.
+    static func lastDays(_ days: Int) throws -> StatsPeriod {
+        let now = Date()
+        return try StatsPeriod(from: now - Double(days - 1) * 86_400, to: now, bucket: .day)
+    }
+
+    /// What the numbers partial shows of a report.
+    static func numbers(_ report: StatsReport, days: Int, csv: String, breakdowns: Bool) -> [String: Any] {
+        let installs = report.totals.installs.filter { $0.key != MatchType.none.rawValue }.values.reduce(0, +)
+        let stats: [String: Int] = ["humanVisits": report.totals.humanVisits, "uniqueVisitors": report.totals.uniqueVisitors,
+                                    "installs": installs, "opens": report.totals.opens, "botVisits": report.totals.botVisits]
+        return [
+            "periodName": "Last \(days) days", "stats": stats,
+            "chart": Charts.columns(report.series, label: "Human visits per day, last \(days) days"),
+            "funnel": Charts.bars([("Visits", report.totals.humanVisits), ("Installs", installs), ("Opens", report.totals.opens)],
+                                  label: "Funnel: visits, installs, opens"),
+            "platforms": Charts.bars(report.platforms.filter { $0.humanVisits > 0 }.prefix(8).map { ($0.value, $0.humanVisits) },
+                                     label: "Visits by platform"),
+            "referrers": Array(report.referrerHosts.prefix(10)), "hasReferrers": !report.referrerHosts.isEmpty,
+            "campaigns": Array(report.campaigns.prefix(20)), "hasCampaigns": breakdowns && !report.campaigns.isEmpty,
+            "links": Array(report.links.prefix(20)), "hasLinks": breakdowns && !report.links.isEmpty,
+            "countries": Array(report.countries.prefix(20)), "hasCountries": !report.countries.isEmpty,
+            "csv": csv,
+        ]
+    }
+
+    private func statsPage(_ session: DashboardSessions.Session, appID: String, campaign: String?, days: Int) async throws -> Response {
+        guard let app = try await store.app(id: appID) else { return notFound(session, "There is no such app.") }
+        let domains = try await store.domains(appID: app.id).map(\.host)
+        let period = try Self.lastDays(days)
+        let scope: StatsScope = campaign.map { .campaign($0, appID: app.id, domains: domains) } ?? .app(app.id, domains: domains)
+        let report = try await store.stats(scope, period)
+        let everyCampaign = try await store.visitsByLink(.app(app.id, domains: domains), hours: period.firstHour..<period.endHour)
+            .map(\.campaign).filter { !$0.isEmpty }
+        var csv = "/api/v1/stats?app=\(Self.query(app.id))&format=csv&from=\(Self.day(period.from))"
+        if let campaign { csv += "&campaign=\(Self.query(campaign))" }
+        var context = Self.numbers(report, days: days, csv: csv, breakdowns: true)
+        context.merge([
+            "signedIn": true, "csrf": session.csrf, "onApps": true, "app": app.id,
+            "scopeName": campaign.map { "\(app.name): campaign \($0)" } ?? app.name,
+            "campaignOptions": Set(everyCampaign + (campaign.map { [$0] } ?? [])).sorted().map { ["value": $0, "selected": $0 == campaign] },
+            "periods": [7, 30, 90].map { ["days": $0, "name": "Last \($0) days", "selected": $0 == days] },
+        ]) { _, new in new }
+        return render("stats", status: .ok, context)
+    }
+
+    static func day(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd"
+        return formatter.string(from: date)
+    }
+
 
     private func appsPage(_ session: DashboardSessions.Session) async throws -> Response {
         var apps: [[String: Any]] = []
