@@ -27,8 +27,8 @@ def sign_in(driver, server, key=None, account=None):
     return base
 
 
-def create_link(driver, code, path, title=""):
-    Select(driver.find_element(By.ID, "domain")).select_by_value("go.demo.ferry.test")
+def create_link(driver, code, path, title="", domain="go.demo.ferry.test"):
+    Select(driver.find_element(By.ID, "domain")).select_by_value(domain)
     driver.find_element(By.ID, "path").send_keys(path)
     driver.find_element(By.ID, "code").send_keys(code)
     if title:
@@ -41,24 +41,36 @@ def create_link(driver, code, path, title=""):
 def test_sign_in_create_a_link_click_it_and_see_the_visit(phone_dashboard, server, dashboard_user):
     driver = phone_dashboard
     base = sign_in(driver, server, account=dashboard_user)
+    # A new app with its link domain.
+    driver.get(base + "/dashboard/apps")
+    for field, value in [("id", "browserapp"), ("name", "Browser App"), ("web", "https://browser.example"), ("host", "go.browser.test"),
+                         ("iosAppID", "ABCDE12345.com.browser.app"), ("appStoreID", "123"), ("route", "/u/{id}"),
+                         ("routeWeb", "https://browser.example/u/{id}")]:
+        driver.find_element(By.ID, field).send_keys(value)
+    page = driver.find_element(By.TAG_NAME, "html")
+    driver.find_element(By.CSS_SELECTOR, "#new-app button").click()
+    WebDriverWait(driver, 10).until(expected_conditions.staleness_of(page))
+    assert driver.current_url == base + "/dashboard/apps/browserapp?created=1"
+    assert "ABCDE12345.com.browser.app" in driver.find_element(By.TAG_NAME, "pre").text
+    driver.get(base + "/dashboard/links")
     # The messenger preview follows what is typed.
     driver.find_element(By.ID, "title").send_keys("Typed title")
     assert driver.find_element(By.CSS_SELECTOR, "#preview .preview-title").text == "Typed title"
     driver.find_element(By.ID, "title").clear()
-    create_link(driver, "from-browser", "/u/77", "Made in a browser")
-    assert driver.current_url == base + "/dashboard/links/go.demo.ferry.test/from-browser?created=1"
+    create_link(driver, "from-browser", "/u/77", "Made in a browser", domain="go.browser.test")
+    assert driver.current_url == base + "/dashboard/links/go.browser.test/from-browser?created=1"
     assert "Link created." in driver.find_element(By.CSS_SELECTOR, "[role=status]").text
 
     # Someone taps the link on an iPhone.
     request = urllib.request.Request(f"http://127.0.0.1:{server['port']}/from-browser",
-                                     headers={"Host": "go.demo.ferry.test", "User-Agent": IPHONE})
+                                     headers={"Host": "go.browser.test", "User-Agent": IPHONE})
     with urllib.request.urlopen(request) as response:
         assert response.status == 200
 
     # Visits are written about once a second; the page shows the visit once it is.
     numbers = ""
     for _ in range(30):
-        driver.get(base + "/dashboard/links/go.demo.ferry.test/from-browser")
+        driver.get(base + "/dashboard/links/go.browser.test/from-browser")
         numbers = driver.find_element(By.CSS_SELECTOR, ".numbers").text
         if numbers.startswith("1\nvisits"):
             break
@@ -67,14 +79,16 @@ def test_sign_in_create_a_link_click_it_and_see_the_visit(phone_dashboard, serve
     assert driver.find_element(By.CSS_SELECTOR, "figure svg[role=img]")
     screenshot(driver, "dashboard-link.png")
     driver.get(base + "/dashboard/links")
-    assert "go.demo.ferry.test/from-browser" in driver.find_element(By.TAG_NAME, "table").text
+    assert "go.browser.test/from-browser" in driver.find_element(By.TAG_NAME, "table").text
     screenshot(driver, "dashboard-links.png")
     driver.get(base + "/dashboard/apps")
     screenshot(driver, "dashboard-apps.png")
-    driver.get(base + "/dashboard/apps/demo")
+    driver.get(base + "/dashboard/apps/browserapp")
     screenshot(driver, "dashboard-app.png")
-    driver.get(base + "/dashboard/stats?app=demo")
-    assert "go.demo.ferry.test/from-browser" in driver.find_element(By.TAG_NAME, "main").text
+    driver.get(base + "/dashboard/stats?app=browserapp")
+    main = driver.find_element(By.TAG_NAME, "main").text
+    assert "go.browser.test/from-browser" in main and main.split("\n").count("visits") == 1, main
+    assert "1\nvisits" in main
     screenshot(driver, "dashboard-stats.png")
     assert console_errors(driver) == []
 

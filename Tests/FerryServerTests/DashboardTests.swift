@@ -299,4 +299,30 @@ import Testing
             #expect(try await signed.get("/dashboard/stats?app=nope").status == .notFound)
         }
     }
+
+    @Test func creatingAnAppWithItsDomain() async throws {
+        try await signedIn { signed in
+            let fields = [("id", "zed"), ("name", "Zed"), ("web", "https://zed.example"), ("host", "Go.Zed.example"), ("alternate", ""),
+                          ("iosAppID", "ZZZZZ12345.com.zed.app"), ("appStoreID", "42"), ("package", "com.zed.app"),
+                          ("fingerprint", F.fingerprint), ("route", "/p/{id}"), ("routeWeb", "https://zed.example/p/{id}")]
+            let created = try await signed.post("/dashboard/apps", fields)
+            #expect(created.status == .seeOther && created.headers[.location] == "/dashboard/apps/zed?created=1")
+            let app = try #require(await signed.services.store.app(id: "zed"))
+            #expect(app.ios?.appID == "ZZZZZ12345.com.zed.app" && app.android?.packageName == "com.zed.app" && app.sdkKey != nil)
+            #expect(await signed.services.store.domain(host: "go.zed.example")?.appID == "zed")
+            let aasa = try await signed.client.execute(uri: "/.well-known/apple-app-site-association", method: .get, headers: [Self.host: "go.zed.example"])
+            #expect(aasa.status == .ok && String(buffer: aasa.body).contains("ZZZZZ12345.com.zed.app"), "served at once")
+
+            func refused(_ changes: [String: String]) async throws -> String {
+                let response = try await signed.post("/dashboard/apps", fields.map { ($0.0, changes[$0.0] ?? $0.1) })
+                #expect(response.status == .badRequest)
+                return String(buffer: response.body)
+            }
+            #expect(try await refused(["id": "zed2", "host": "go.zed.example"]).contains("already belongs to an app"))
+            #expect(try await refused(["id": "zed"]).contains("there is an app “zed” already"))
+            #expect(try await refused(["id": "zed3", "host": "go.zed3.example", "iosAppID": "not-an-app-id"]).contains("Not created"))
+            #expect(try await refused(["id": "zed4", "host": "go.zed4.example", "route": "/p/{id"]).contains("Not created"))
+            #expect(await signed.services.store.apps().map(\.id) == ["acme", "zed"], "refusals create nothing")
+        }
+    }
 }

@@ -152,6 +152,15 @@ struct DashboardController<Store: LinkStore>: Sendable {
             guard let session = await signedIn(request) else { return Self.seeOther("/dashboard/signin") }
             return try await appsPage(session)
         }
+        dashboard.post("apps") { request, _ in
+            guard let session = await signedIn(request) else { return Self.seeOther("/dashboard/signin") }
+            let form = try await Self.form(request)
+            guard sameOrigin(request), form["csrf"].map({ DashboardSessions.same($0, session.csrf) }) == true else { return refusedCrossSite() }
+            switch await createApp(form) {
+            case .success(let id): return Self.seeOther("/dashboard/apps/\(Self.pathSegment(id))?created=1")
+            case .failure(let refusal): return try await appsPage(session, form: form, problem: refusal.message, status: .badRequest)
+            }
+        }
         dashboard.get("stats") { request, _ in
             guard let session = await signedIn(request) else { return Self.seeOther("/dashboard/signin") }
             let query = request.uri.queryParameters
@@ -162,7 +171,10 @@ struct DashboardController<Store: LinkStore>: Sendable {
         dashboard.get("apps/:id") { request, context in
             guard let session = await signedIn(request) else { return Self.seeOther("/dashboard/signin") }
             guard let app = try await store.app(id: try context.parameters.require("id")) else { return notFound(session, "There is no such app.") }
-            return try await appPage(session, app: app, url: request.uri.queryParameters.get("url"), document: nil, problem: nil, notice: nil, status: .ok)
+            let created = request.uri.queryParameters.get("created") != nil
+            return try await appPage(session, app: app, url: request.uri.queryParameters.get("url"), document: nil, problem: nil,
+                                     notice: created ? "App created with its domain. Its association files are below; add routes by editing it." : nil,
+                                     status: .ok)
         }
         dashboard.post("apps/:id") { request, context in
             guard let session = await signedIn(request) else { return Self.seeOther("/dashboard/signin") }
@@ -349,7 +361,50 @@ struct DashboardController<Store: LinkStore>: Sendable {
     }
 
 
-    private func appsPage(_ session: DashboardSessions.Session) async throws -> Response {
+    /// An app and its link domain from the new-app form, both or neither.
+    private func createApp(_ form: [String: String]) async -> Result<String, Refusal> {
+        func value(_ name: String) -> String? {
+            form[name].map { $0.trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
+        }
+        let app: App
+        let domain: Domain
+        do {
+            let web = try URLRules.webURL(value("web") ?? "", field: "web site")
+            let ios = try value("iosAppID").map { id throws(ValidationError) in try IOSApp(appID: id, appStoreID: value("appStoreID")) }
+            let android = value("package").map { AndroidApp(packageName: $0, sha256CertFingerprints: value("fingerprint").map { [$0] } ?? []) }
+            var routes: [Route] = []
+            if let pattern = value("route") {
+                routes.append(Route(pattern: try RoutePattern(pattern), webURL: value("routeWeb").map { URLTemplate($0) }))
+            }
+            app = App(id: value("id") ?? "", name: value("name") ?? "", ios: ios, android: android, web: WebSettings(fallbackURL: web),
+                      routes: routes, sdkKey: SDKKeys.generate())
+            try app.validate()
+            domain = Domain(host: value("host")?.lowercased() ?? "", appID: app.id, alternateHost: value("alternate")?.lowercased())
+            try domain.validate()
+        } catch {
+            return .failure(Refusal(message: "Not created: \(error.description)"))
+        }
+        do {
+            if try await store.app(id: app.id) != nil { return .failure(Refusal(message: "Not created: there is an app “\(app.id)” already.")) }
+            for host in [domain.host, domain.alternateHost].compactMap({ $0 }) where try await store.domain(host: host) != nil {
+                return .failure(Refusal(message: "Not created: \(host) already belongs to an app."))
+            }
+            try await store.save(app)
+            do {
+                try await store.save(domain)
+            } catch {
+                try? await store.deleteApp(id: app.id)
+                return .failure(Refusal(message: "Not created: \(error.message)"))
+            }
+        } catch {
+            return .failure(Refusal(message: "Not created: \(error.message)"))
+        }
+        await services.changed([.app(id: app.id), .domains])
+        return .success(app.id)
+    }
+
+    private func appsPage(_ session: DashboardSessions.Session, form: [String: String] = [:], problem: String? = nil,
+                          status: HTTPResponse.Status = .ok) async throws -> Response {
         var apps: [[String: Any]] = []
         for app in try await store.apps() {
             let domains = try await store.domains(appID: app.id).map(\.host)
@@ -361,7 +416,8 @@ struct DashboardController<Store: LinkStore>: Sendable {
                 "routes": app.routes.map { RouteRow(pattern: $0.pattern.description, webURL: $0.webURL?.description) }, "hasRoutes": !app.routes.isEmpty,
             ])
         }
-        return render("apps", status: .ok, ["signedIn": true, "csrf": session.csrf, "onApps": true, "apps": apps])
+        return render("apps", status: status, ["signedIn": true, "csrf": session.csrf, "onApps": true, "apps": apps, "form": form,
+                                               "problem": problem as Any])
     }
 
     private func notFound(_ session: DashboardSessions.Session?, _ message: String = "There is no such link.") -> Response {
