@@ -33,6 +33,17 @@ import Testing
         }
     }
 
+    /// Opens the sign-in form (as a browser does first) and posts `fields` with its token.
+    static func signIn(_ client: any TestClientProtocol, _ fields: String, token: Bool = true) async throws -> TestResponse {
+        let form = try await client.execute(uri: "/dashboard/signin", method: .get, headers: [host: "127.0.0.1:8080"])
+        let nonce = String(try #require(form.headers[.setCookie]).split(separator: ";")[0])
+        let csrf = try #require(String(buffer: form.body).firstMatch(of: /name="csrf" value="([0-9a-f]{32})"/)?.1)
+        return try await client.execute(uri: "/dashboard/signin", method: .post,
+                                        headers: [host: "127.0.0.1:8080", origin: "http://127.0.0.1:8080", .cookie: nonce,
+                                                  .contentType: "application/x-www-form-urlencoded"],
+                                        body: ByteBuffer(string: (token ? "csrf=\(csrf)&" : "") + fields))
+    }
+
     static func encode(_ text: String) -> String {
         text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? text
     }
@@ -41,10 +52,7 @@ import Testing
         let services = try await F.services()
         let (_, key) = try await APIKeys.create(name: "dashboard", in: services.store)
         try await Application(router: buildRouter(services)).test(.router) { client in
-            let response = try await client.execute(uri: "/dashboard/signin", method: .post,
-                                                    headers: [Self.host: "127.0.0.1:8080", Self.origin: "http://127.0.0.1:8080",
-                                                              .contentType: "application/x-www-form-urlencoded"],
-                                                    body: ByteBuffer(string: "key=\(Self.encode(key))"))
+            let response = try await Self.signIn(client, "key=\(Self.encode(key))")
             #expect(response.status == .seeOther && response.headers[.location] == "/dashboard/links")
             let setCookie = try #require(response.headers[.setCookie])
             let cookie = String(setCookie.split(separator: ";")[0])
@@ -68,17 +76,18 @@ import Testing
             #expect(form.headers[.contentSecurityPolicy]?.contains("default-src 'none'") == true)
 
             func signIn(_ secret: String) async throws -> TestResponse {
-                try await client.execute(uri: "/dashboard/signin", method: .post,
-                                         headers: [Self.host: "127.0.0.1:8080", .contentType: "application/x-www-form-urlencoded"],
-                                         body: ByteBuffer(string: "key=\(Self.encode(secret))"))
+                try await Self.signIn(client, "key=\(Self.encode(secret))")
             }
+            let tokenless = try await Self.signIn(client, "key=\(Self.encode(key))", token: false)
+            #expect(tokenless.status == .forbidden && tokenless.headers[.setCookie] == nil, "the sign-in form has a CSRF token too")
             let wrong = try await signIn("fy_not_a_key")
             #expect(wrong.status == .unauthorized && String(buffer: wrong.body).contains("That key is unknown or was revoked."))
-            #expect(wrong.headers[.setCookie] == nil)
+            #expect(wrong.headers[.setCookie]?.hasPrefix("ferry_session") != true, "no session for a wrong key")
             let right = try await signIn(key)
             let cookie = try #require(right.headers[.setCookie])
             #expect(cookie.hasPrefix("ferry_session=") && cookie.contains("HttpOnly") && cookie.contains("SameSite=Lax") && cookie.contains("Path=/dashboard"))
             #expect(!cookie.contains("Secure"), "plain HTTP here; Secure behind HTTPS")
+            #expect(cookie.hasPrefix("ferry_session="))
             let session = String(cookie.split(separator: ";")[0])
             #expect(try await client.execute(uri: "/dashboard/links", method: .get, headers: [Self.host: "127.0.0.1:8080", .cookie: session]).status == .ok)
 
@@ -162,9 +171,7 @@ import Testing
         #expect(!user.passwordHash.contains("correct horse"))
         try await Application(router: buildRouter(services)).test(.router) { client in
             func signIn(_ email: String, _ password: String) async throws -> TestResponse {
-                try await client.execute(uri: "/dashboard/signin", method: .post,
-                                         headers: [Self.host: "127.0.0.1:8080", .contentType: "application/x-www-form-urlencoded"],
-                                         body: ByteBuffer(string: "email=\(Self.encode(email))&password=\(Self.encode(password))&key="))
+                try await Self.signIn(client, "email=\(Self.encode(email))&password=\(Self.encode(password))&key=")
             }
             let wrong = try await signIn("ada@acme.example", "wrong horse battery")
             #expect(wrong.status == .unauthorized && String(buffer: wrong.body).contains("do not match an account"))

@@ -61,19 +61,20 @@ struct DashboardController<Store: LinkStore>: Sendable {
         }
         dashboard.get("signin") { request, _ in
             if session(request) != nil { return Self.seeOther("/dashboard/links") }
-            return page("signin", Page(), status: .ok)
+            return signInPage(request, problem: nil, status: .ok)
         }
         dashboard.post("signin") { request, context in
-            guard sameOrigin(request) else { return refusedCrossSite() }
+            let form = try await Self.form(request)
+            guard sameOrigin(request), let nonce = Self.cookies(request)[DashboardSessions.signInCookieName],
+                  form["csrf"].map({ DashboardSessions.same($0, sessions.signInToken(nonce)) }) == true else { return refusedCrossSite() }
             let ip = clientAddress.clientIP(peer: context.remoteAddress?.ipAddress, headers: request.headers)
             if let wait = signInLimiter.admit(ip: ip) {
-                return page("signin", Page(problem: "Too many attempts from your address; try again in \(wait) seconds."), status: .tooManyRequests)
+                return signInPage(request, problem: "Too many attempts from your address; try again in \(wait) seconds.", status: .tooManyRequests)
             }
-            let form = try await Self.form(request)
             let subject: String
             switch await Self.whoSignsIn(form, store: store) {
             case .success(let who): subject = who
-            case .failure(let refusal): return page("signin", Page(problem: refusal.message), status: .unauthorized)
+            case .failure(let refusal): return signInPage(request, problem: refusal.message, status: .unauthorized)
             }
             let (value, _) = sessions.issue(keyID: subject)
             var response = Self.seeOther("/dashboard/links")
@@ -195,16 +196,6 @@ struct DashboardController<Store: LinkStore>: Sendable {
     }
 
     // MARK: Pages
-
-    /// What every page gets: the session's CSRF token, and a problem or notice to show.
-    struct Page {
-        var signedIn = false
-        var csrf = ""
-        var problem: String?
-        var notice: String?
-        var onLinks = false
-        var onApps = false
-    }
 
     private func linksPage(_ session: DashboardSessions.Session, query: String, form: [String: String], problem: String?,
                            status: HTTPResponse.Status) async throws -> Response {
@@ -420,6 +411,16 @@ struct DashboardController<Store: LinkStore>: Sendable {
                                                "problem": problem as Any])
     }
 
+    /// The sign-in form, with a token bound to a nonce cookie made for it (kept for an hour).
+    private func signInPage(_ request: Request, problem: String?, status: HTTPResponse.Status) -> Response {
+        let nonce = Self.cookies(request)[DashboardSessions.signInCookieName].flatMap { $0.count == 22 ? $0 : nil } ?? Tokens.random()
+        var response = render("signin", status: status, ["csrf": sessions.signInToken(nonce), "problem": problem as Any])
+        let secure = services.settings.publicURL.scheme == "https" || request.headers[HTTPField.Name("X-Forwarded-Proto")!] == "https"
+        response.headers[.setCookie] = "\(DashboardSessions.signInCookieName)=\(nonce); Path=/dashboard/signin; Max-Age=3600; HttpOnly; SameSite=Strict"
+            + (secure ? "; Secure" : "")
+        return response
+    }
+
     private func notFound(_ session: DashboardSessions.Session?, _ message: String = "There is no such link.") -> Response {
         render("problem", status: .notFound, ["signedIn": session != nil, "csrf": session?.csrf ?? "",
                                               "heading": "Not found", "message": message])
@@ -518,10 +519,6 @@ struct DashboardController<Store: LinkStore>: Sendable {
     private func refusedCrossSite() -> Response {
         render("problem", status: .forbidden, ["heading": "Refused",
                                                "message": "This form was sent from another site, or the page was too old. Nothing was changed; open the page again and retry."])
-    }
-
-    private func page(_ name: String, _ page: Page, status: HTTPResponse.Status) -> Response {
-        render(name, status: status, ["signedIn": page.signedIn, "csrf": page.csrf, "problem": page.problem as Any])
     }
 
     private func render(_ name: String, status: HTTPResponse.Status, _ context: [String: Any]) -> Response {

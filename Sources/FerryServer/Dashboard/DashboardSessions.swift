@@ -44,6 +44,14 @@ struct DashboardSessions: Sendable {
         String(mac("csrf|" + nonce).prefix(32))
     }
 
+    /// The token of the sign-in form, bound to a nonce in a cookie of its own (there is no
+    /// session yet to bind it to).
+    static let signInCookieName = "ferry_signin"
+
+    func signInToken(_ nonce: String) -> String {
+        String(mac("signin|" + nonce).prefix(32))
+    }
+
     private func mac(_ text: String) -> String {
         HMAC<SHA256>.authenticationCode(for: Data(text.utf8), using: SymmetricKey(data: keyBytes)).map { String(format: "%02x", $0) }.joined()
     }
