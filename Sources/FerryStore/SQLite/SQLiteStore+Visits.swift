@@ -63,40 +63,30 @@ extension SQLiteStore {
         ON CONFLICT (domain, code, hour, campaign, decision, bot) DO UPDATE SET visits = visits + excluded.visits
         """
 
-    /// One row per visit and breakdown value (`Breakdown`), summed per day.
-    private static let countDays = """
-        WITH batch AS (
-            SELECT domain, coalesce(code, '') AS code, CAST(at AS INTEGER) - CAST(at AS INTEGER) % 86400 AS day,
-                   coalesce(campaign, '') AS campaign, bot = 'none' AS human, platform, device, in_app, referrer_host, country, bot,
-                   ref, campaign_tag, channel, utm_source, utm_medium, utm_campaign, utm_term, utm_content
-            FROM visits WHERE id > ?1
-        ),
-        dimensions(name) AS (VALUES ('platform'), ('device'), ('in-app'), ('referrer'), ('country'), ('bot'), ('ref'), ('campaign'),
-                                    ('channel'), ('utm_source'), ('utm_medium'), ('utm_campaign'), ('utm_term'), ('utm_content')),
-        counted AS (
-            SELECT domain, code, day, campaign, human,
-                   CASE WHEN name IN ('platform', 'device', 'in-app', 'referrer', 'country', 'bot') THEN name ELSE 'tag' END AS dimension,
-                   CASE name
-                       WHEN 'platform' THEN platform WHEN 'device' THEN device WHEN 'in-app' THEN in_app
-                       WHEN 'referrer' THEN referrer_host WHEN 'country' THEN country
-                       WHEN 'bot' THEN CASE WHEN human THEN NULL ELSE bot END
-                       WHEN 'ref' THEN 'ref=' || nullif(ref, '')
-                       WHEN 'campaign' THEN 'campaign=' || nullif(campaign_tag, '')
-                       WHEN 'channel' THEN 'channel=' || nullif(channel, '')
-                       WHEN 'utm_source' THEN 'utm_source=' || nullif(utm_source, '')
-                       WHEN 'utm_medium' THEN 'utm_medium=' || nullif(utm_medium, '')
-                       WHEN 'utm_campaign' THEN 'utm_campaign=' || nullif(utm_campaign, '')
-                       WHEN 'utm_term' THEN 'utm_term=' || nullif(utm_term, '')
-                       WHEN 'utm_content' THEN 'utm_content=' || nullif(utm_content, '')
-                   END AS value
-            FROM batch CROSS JOIN dimensions
-        )
-        INSERT INTO visit_days (domain, code, day, campaign, dimension, value, humans, bots)
-        SELECT domain, code, day, campaign, dimension, value, sum(human), sum(1 - human)
-        FROM counted WHERE value IS NOT NULL AND value <> ''
-        GROUP BY 1, 2, 3, 4, 5, 6
-        ON CONFLICT (domain, code, day, campaign, dimension, value) DO UPDATE SET humans = humans + excluded.humans, bots = bots + excluded.bots
-        """
+    /// One row per visit and breakdown value (`Breakdown`), summed per day: one `SELECT` per
+    /// dimension over the batch's rows (an index range), each yielding only the visits that
+    /// have a value.
+    private static let countDays: String = {
+        let key = "domain, coalesce(code, '') AS code, CAST(at AS INTEGER) - CAST(at AS INTEGER) % 86400 AS day, "
+            + "coalesce(campaign, '') AS campaign, bot = 'none' AS human"
+        let dimensions: [(name: String, value: String, condition: String)] = [
+            ("platform", "platform", "1"), ("device", "device", "1"),
+            ("in-app", "in_app", "in_app <> ''"), ("referrer", "referrer_host", "referrer_host <> ''"),
+            ("country", "country", "country <> ''"), ("bot", "bot", "bot <> 'none'"),
+        ] + ["ref", "campaign_tag", "channel", "utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content"].map { column in
+            ("tag", "'\(column == "campaign_tag" ? "campaign" : column)=' || \(column)", "\(column) <> ''")
+        }
+        let selects = dimensions.map { dimension in
+            "SELECT \(key), '\(dimension.name)' AS dimension, \(dimension.value) AS value FROM visits WHERE id > ?1 AND \(dimension.condition)"
+        }
+        return """
+            INSERT INTO visit_days (domain, code, day, campaign, dimension, value, humans, bots)
+            SELECT domain, code, day, campaign, dimension, value, sum(human), sum(1 - human)
+            FROM (\(selects.joined(separator: " UNION ALL ")))
+            GROUP BY 1, 2, 3, 4, 5, 6
+            ON CONFLICT (domain, code, day, campaign, dimension, value) DO UPDATE SET humans = humans + excluded.humans, bots = bots + excluded.bots
+            """
+    }()
 
     /// Visitors new on a link that day add one to its daily count. Call inside the transaction.
     func addVisitors(_ visitors: [VisitorKey]) async throws {
