@@ -123,7 +123,8 @@ def test_a_forged_cross_site_form_is_refused(phone_dashboard, server, admin_key)
         def log_message(self, *args):
             pass
 
-    evil = http.server.HTTPServer(("127.0.0.1", free_port()), Evil)
+    # Threads: Chromium opens spare connections, which would stall a server serving one at a time.
+    evil = http.server.ThreadingHTTPServer(("127.0.0.1", free_port()), Evil)
     threading.Thread(target=evil.serve_forever, daemon=True).start()
     try:
         driver.get(f"http://127.0.0.1:{evil.server_address[1]}/")
