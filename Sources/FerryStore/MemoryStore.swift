@@ -148,12 +148,21 @@ public actor MemoryStore: LinkStore {
     }
 
     public func visitorsPerDay(_ scope: StatsScope, days: Range<Int64>) -> [Int64: Int] {
-        var perDay: [Int64: Set<String>] = [:]
-        for visitor in counters.visitors
-        where days.contains(visitor.day) && scope.contains(domain: visitor.domain, code: visitor.code, campaign: visitor.campaign) {
-            perDay[visitor.day, default: []].insert(visitor.ipHash)
+        // Distinct per link and day, or per visitor set and day, added up (as the databases do).
+        var perSet: [String: [Int64: Set<String>]] = [:]
+        let wanted = scope.visitorSets.map(Set.init)
+        for visitor in counters.visitors where days.contains(visitor.day) {
+            if let wanted {
+                for set in visitor.sets where wanted.contains(set) { perSet[set, default: [:]][visitor.day, default: []].insert(visitor.ipHash) }
+            } else if scope.contains(domain: visitor.domain, code: visitor.code, campaign: visitor.campaign) {
+                perSet["link", default: [:]][visitor.day, default: []].insert(visitor.ipHash)
+            }
         }
-        return perDay.mapValues(\.count)
+        var result: [Int64: Int] = [:]
+        for days in perSet.values {
+            for (day, visitors) in days { result[day, default: 0] += visitors.count }
+        }
+        return result
     }
 
     public func eventCounts(_ scope: StatsScope, hours: Range<Int64>) -> [EventCountRow] {

@@ -143,6 +143,8 @@ extension StoreContractTests {
         #expect(report.totals.humanVisits == 2)
         #expect(report.totals.uniqueVisitors == 2)
         #expect(report.campaigns.map(\.value) == ["spring"])
+        let app = try await store.stats(.app("acme", domains: ["go.acme.example"]), try Self.twoDays())
+        #expect(app.totals.uniqueVisitors == 2, "the domain's visitors counted too")
         await store.close()
     }
 
@@ -152,7 +154,7 @@ extension StoreContractTests {
         try await Self.recordEvents(store)
         let counted = try await store.stats(.app("acme", domains: ["go.acme.example"]), try Self.twoDays())
         try await store.transaction { connection in
-            for table in ["visit_hours", "visit_days", "visitor_days", "link_visitors", "event_counts"] {
+            for table in ["visit_hours", "visit_days", "visitor_days", "link_visitors", "set_visitor_days", "set_visitors", "event_counts"] {
                 try await connection.query(PostgresQuery(unsafeSQL: "DELETE FROM \(table)"), logger: store.logger)
             }
         }

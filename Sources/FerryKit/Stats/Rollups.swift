@@ -135,6 +135,20 @@ public struct VisitorKey: Sendable, Hashable, Codable {
         self.init(day: RollupTime.day(of: visit.at), domain: visit.domain, code: visit.code ?? "",
                   campaign: visit.tags.effectiveCampaign ?? "", ipHash: visit.ipHash)
     }
+
+    /// The wider visitor sets this visitor belongs to that day: its domain's, and its
+    /// campaign's on that domain (`StatsScope.visitorSets` reads them).
+    public var sets: [String] {
+        [VisitorSets.domain(domain)] + (campaign.isEmpty ? [] : [VisitorSets.campaign(campaign, on: domain)])
+    }
+}
+
+/// Names of the sets of visitors counted per day beyond single links, so that a domain's or a
+/// campaign's unique visitors are a few counter rows too. A visitor on two domains of one app on
+/// the same day counts once per domain.
+public enum VisitorSets {
+    public static func domain(_ host: String) -> String { "d|\(host)" }
+    public static func campaign(_ name: String, on host: String) -> String { "c|\(host)|\(name)" }
 }
 
 /// Installs and opens reported by apps, per hour, link and kind.

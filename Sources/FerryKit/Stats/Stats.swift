@@ -45,6 +45,14 @@ public struct StatsScope: Sendable, Hashable {
         domains.contains(domain) && (self.code.map { $0 == code } ?? true) && (self.campaign.map { $0 == campaign } ?? true)
     }
 
+    /// The visitor sets whose daily counts add up to this scope's unique visitors; `nil` for
+    /// one link (counted on its own).
+    public var visitorSets: [String]? {
+        guard code == nil else { return nil }
+        if let campaign { return domains.map { VisitorSets.campaign(campaign, on: $0) } }
+        return domains.map(VisitorSets.domain)
+    }
+
     public func contains(_ key: EventCountKey) -> Bool {
         key.appID == appID && (contains(domain: key.domain, code: key.code, campaign: key.campaign) || (includesUnlinked && key.domain.isEmpty))
     }
@@ -150,7 +158,7 @@ public struct StatsReport: Sendable, Hashable, Codable {
     public struct Totals: Sendable, Hashable, Codable {
         public var humanVisits = 0
         public var botVisits = 0
-        /// Distinct hashed IPs per day, added up over the days.
+        /// Distinct hashed IPs per day (per domain for a scope of several), added up over the days.
         public var uniqueVisitors = 0
         /// Human visits by decision (`app-store`, `web`, `preview-page`, …).
         public var decisions: [String: Int] = [:]

@@ -138,6 +138,8 @@ public struct CopiedTable: Sendable {
                     text("domain", "code") + [("day", .integer)] + text("campaign", "dimension", "value") + [("humans", .integer), ("bots", .integer)]),
         CopiedTable("visitor_days", key: ["day", "domain", "code", "ip_hash"],
                     [("day", .integer)] + text("domain", "code", "ip_hash", "campaign")),
+        CopiedTable("set_visitor_days", key: ["visitor_set", "day", "ip_hash"], text("visitor_set") + [("day", .integer)] + text("ip_hash")),
+        CopiedTable("set_visitors", key: ["visitor_set", "day"], text("visitor_set") + [("day", .integer), ("visitors", .integer)]),
         CopiedTable("link_visitors", key: ["domain", "code", "day"], text("domain", "code") + [("day", .integer), ("visitors", .integer)]),
         CopiedTable("event_counts", key: ["app_id", "domain", "code", "hour", "campaign", "platform", "kind", "match_type", "tags"],
                     text("app_id", "domain", "code") + [("hour", .integer)] + text("campaign", "platform", "kind", "match_type", "tags")

@@ -213,5 +213,28 @@ enum PostgresMigrations {
             )
             """,
         ]),
+        // Unique visitors of a domain and of a campaign per day, counted as they arrive (like
+        // a link's), filled from the visitors already stored.
+        (5, [
+            """
+            CREATE TABLE set_visitor_days (
+                visitor_set TEXT NOT NULL,
+                day BIGINT NOT NULL,
+                ip_hash TEXT NOT NULL,
+                PRIMARY KEY (visitor_set, day, ip_hash)
+            )
+            """,
+            """
+            CREATE TABLE set_visitors (
+                visitor_set TEXT NOT NULL,
+                day BIGINT NOT NULL,
+                visitors BIGINT NOT NULL,
+                PRIMARY KEY (visitor_set, day)
+            )
+            """,
+            "INSERT INTO set_visitor_days SELECT DISTINCT 'd|' || domain, day, ip_hash FROM visitor_days",
+            "INSERT INTO set_visitor_days SELECT DISTINCT 'c|' || domain || '|' || campaign, day, ip_hash FROM visitor_days WHERE campaign <> ''",
+            "INSERT INTO set_visitors SELECT visitor_set, day, count(*) FROM set_visitor_days GROUP BY visitor_set, day",
+        ]),
     ]
 }

@@ -99,6 +99,22 @@ extension PostgresStore {
             SELECT domain, code, day, count(*) FROM new GROUP BY domain, code, day ORDER BY domain, code, day
             ON CONFLICT (domain, code, day) DO UPDATE SET visitors = link_visitors.visitors + excluded.visitors
             """, logger: logger)
+        // The same for the domain's and the campaign's visitor sets.
+        struct Member: Encodable, Hashable { let visitor_set: String, day: Int64, ip_hash: String }
+        let members = Set(visitors.flatMap { visitor in visitor.sets.map { Member(visitor_set: $0, day: visitor.day, ip_hash: visitor.ipHash) } })
+            .sorted { ($0.visitor_set, $0.day, $0.ip_hash) < ($1.visitor_set, $1.day, $1.ip_hash) }
+        try await connection.query("""
+            WITH new AS (
+                INSERT INTO set_visitor_days (visitor_set, day, ip_hash)
+                SELECT r.visitor_set, r.day, r.ip_hash
+                FROM jsonb_to_recordset(\(try json(members))::jsonb) AS r(visitor_set text, day bigint, ip_hash text)
+                ON CONFLICT DO NOTHING
+                RETURNING visitor_set, day
+            )
+            INSERT INTO set_visitors (visitor_set, day, visitors)
+            SELECT visitor_set, day, count(*) FROM new GROUP BY visitor_set, day ORDER BY visitor_set, day
+            ON CONFLICT (visitor_set, day) DO UPDATE SET visitors = set_visitors.visitors + excluded.visitors
+            """, logger: logger)
     }
 
     /// Adds events to their counters, inside the transaction that stores them.
@@ -212,18 +228,17 @@ extension PostgresStore {
     }
 
     public func visitorsPerDay(_ scope: StatsScope, days: Range<Int64>) async throws(StoreError) -> [Int64: Int] {
-        // One link's days are counted as visitors arrive; wider scopes count distinct hashes.
-        let query: PostgresQuery = if let code = scope.code {
+        // Visitors are counted as they arrive: per link, or per domain and campaign set.
+        let query: PostgresQuery = if let sets = scope.visitorSets {
             """
-            SELECT day, visitors FROM link_visitors
-            WHERE domain = ANY(\(scope.domains)) AND code = \(code) AND day >= \(days.lowerBound) AND day < \(days.upperBound)
+            SELECT day, sum(visitors)::int8 FROM set_visitors
+            WHERE visitor_set = ANY(\(sets)) AND day >= \(days.lowerBound) AND day < \(days.upperBound)
+            GROUP BY day
             """
         } else {
             """
-            SELECT day, count(DISTINCT ip_hash) FROM visitor_days
-            WHERE domain = ANY(\(scope.domains)) AND (\(scope.campaign)::text IS NULL OR campaign = \(scope.campaign))
-              AND day >= \(days.lowerBound) AND day < \(days.upperBound)
-            GROUP BY day
+            SELECT day, visitors FROM link_visitors
+            WHERE domain = ANY(\(scope.domains)) AND code = \(scope.code ?? "") AND day >= \(days.lowerBound) AND day < \(days.upperBound)
             """
         }
         return try await run {

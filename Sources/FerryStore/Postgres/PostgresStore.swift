@@ -197,13 +197,16 @@ public final class PostgresStore: SharedStore {
             for try await version in try await connection.query("SELECT version FROM schema_migrations", logger: logger).decode(Int.self) {
                 applied.insert(version)
             }
+            var needsBackfill = false
             for migration in PostgresMigrations.all where !applied.contains(migration.version) {
                 for statement in migration.statements {
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                 }
-                if migration.version == 2 { try await Self.backfillCounters(on: connection, logger: logger) }
+                if migration.version == 2 { needsBackfill = true }
                 try await connection.query("INSERT INTO schema_migrations (version) VALUES (\(migration.version))", logger: logger)
             }
+            // Once every table is there: visits stored before the counters are counted.
+            if needsBackfill { try await Self.backfillCounters(on: connection, logger: logger) }
         }
     }
 

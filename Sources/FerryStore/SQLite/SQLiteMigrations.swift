@@ -224,5 +224,28 @@ enum SQLiteMigrations {
             ) STRICT
             """,
         ]),
+        // Unique visitors of a domain and of a campaign per day, counted as they arrive (like
+        // a link's), filled from the visitors already stored.
+        (7, [
+            """
+            CREATE TABLE set_visitor_days (
+                visitor_set TEXT NOT NULL,
+                day INTEGER NOT NULL,
+                ip_hash TEXT NOT NULL,
+                PRIMARY KEY (visitor_set, day, ip_hash)
+            ) STRICT, WITHOUT ROWID
+            """,
+            """
+            CREATE TABLE set_visitors (
+                visitor_set TEXT NOT NULL,
+                day INTEGER NOT NULL,
+                visitors INTEGER NOT NULL,
+                PRIMARY KEY (visitor_set, day)
+            ) STRICT, WITHOUT ROWID
+            """,
+            "INSERT INTO set_visitor_days SELECT DISTINCT 'd|' || domain, day, ip_hash FROM visitor_days",
+            "INSERT INTO set_visitor_days SELECT DISTINCT 'c|' || domain || '|' || campaign, day, ip_hash FROM visitor_days WHERE campaign <> ''",
+            "INSERT INTO set_visitors SELECT visitor_set, day, count(*) FROM set_visitor_days GROUP BY visitor_set, day",
+        ]),
     ]
 }

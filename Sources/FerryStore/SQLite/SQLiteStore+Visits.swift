@@ -103,6 +103,22 @@ extension SQLiteStore {
                 Self.upsert(into: "link_visitors", ["domain", "code", "day"], counts: ["visitors"], rows: chunk.count),
                 chunk.flatMap { [.text($0.key.domain), .text($0.key.code), .integer(Int($0.key.day)), .integer($0.value)] })
         }
+        // The same for the domain's and the campaign's visitor sets.
+        var members: [[String]] = []
+        for visitor in visitors { for set in visitor.sets { members.append([set, String(visitor.day), visitor.ipHash]) } }
+        var newInSets: [[String]: Int] = [:]
+        for chunk in chunks(Array(Set(members)), of: Self.batchRows) {
+            let sql = Self.insert(into: "set_visitor_days", ["visitor_set", "day", "ip_hash"], rows: chunk.count,
+                                  then: " ON CONFLICT DO NOTHING RETURNING visitor_set, day")
+            for row in try await connection.query(sql, chunk.flatMap { [.text($0[0]), .integer(Int($0[1]) ?? 0), .text($0[2])] }) {
+                newInSets[[Self.string(row, "visitor_set"), String(Self.int(row, "day"))], default: 0] += 1
+            }
+        }
+        for chunk in chunks(Array(newInSets), of: Self.batchRows) {
+            _ = try await connection.query(
+                Self.upsert(into: "set_visitors", ["visitor_set", "day"], counts: ["visitors"], rows: chunk.count),
+                chunk.flatMap { [.text($0.key[0]), .integer(Int($0.key[1]) ?? 0), .integer($0.value)] })
+        }
     }
 
     /// Counts what was stored before the counters existed (once, when migration 4 is applied).
@@ -190,11 +206,18 @@ extension SQLiteStore {
     }
 
     public func visitorsPerDay(_ scope: StatsScope, days: Range<Int64>) async throws(StoreError) -> [Int64: Int] {
-        let (filter, binds) = Self.filter(scope, time: "day", days)
-        // One link's days are counted as visitors arrive; wider scopes count distinct hashes.
-        let sql = scope.code != nil
-            ? "SELECT day, visitors FROM link_visitors WHERE \(filter)"
-            : "SELECT day, count(DISTINCT ip_hash) AS visitors FROM visitor_days WHERE \(filter) GROUP BY day"
+        // Visitors are counted as they arrive: per link, or per domain and campaign set.
+        let sql: String
+        let binds: [SQLiteData]
+        if let sets = scope.visitorSets {
+            sql = "SELECT day, sum(visitors) AS visitors FROM set_visitors WHERE visitor_set IN ("
+                + Array(repeating: "?", count: sets.count).joined(separator: ", ") + ") AND day >= ? AND day < ? GROUP BY day"
+            binds = sets.map { .text($0) } + [.integer(Int(days.lowerBound)), .integer(Int(days.upperBound))]
+        } else {
+            let (filter, filterBinds) = Self.filter(scope, time: "day", days)
+            sql = "SELECT day, visitors FROM link_visitors WHERE \(filter)"
+            binds = filterBinds
+        }
         return try await run {
             var result: [Int64: Int] = [:]
             for row in try await self.connection.query(sql, binds) { result[Self.int(row, "day")] = Int(Self.int(row, "visitors")) }

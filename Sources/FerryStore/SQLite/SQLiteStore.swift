@@ -58,14 +58,17 @@ public final class SQLiteStore: LinkStore {
         _ = try await connection.query("PRAGMA temp_store = MEMORY")
         _ = try await connection.query("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at REAL NOT NULL) STRICT")
         let applied = Set(try await connection.query("SELECT version FROM schema_migrations").compactMap { $0.column("version")?.integer })
+        var needsBackfill = false
         for migration in SQLiteMigrations.all where !applied.contains(migration.version) && migration.version <= lastMigration {
             try await transaction {
                 for statement in migration.statements { _ = try await self.connection.query(statement) }
                 _ = try await self.connection.query("INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)",
                                                     [.integer(migration.version), .float(Date().timeIntervalSince1970)])
             }
-            if migration.version == 4 { try await backfillCounters() }
+            if migration.version == 4 { needsBackfill = true }
         }
+        // Once every table is there: visits stored before the counters are counted.
+        if needsBackfill { try await backfillCounters() }
     }
 
     /// Runs `body` under the lock, mapping SQLite's errors to the store's.
