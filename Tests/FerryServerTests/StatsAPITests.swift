@@ -42,13 +42,7 @@ import Testing
         return try decoder.decode(StatsReport.self, from: Data(buffer: response.body))
     }
 
-    var today: String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy-MM-dd"
-        return formatter.string(from: Date())
-    }
+    var today: String { StatsPeriod.dayText(Date()) }
 
     @Test func aLinkACampaignADomainAndTheApp() async throws {
         try await withClicks { _, key, client in

@@ -336,6 +336,9 @@ extension StatsPeriod {
         throw .invalid(field, "a date (2027-01-15) or an ISO 8601 time (2027-01-15T09:30:00Z)")
     }
 
+    /// A UTC day as `from` and `to` take it: `2027-01-15`.
+    public static func dayText(_ date: Date) -> String { dayFormatter.string(from: date) }
+
     nonisolated(unsafe) private static let dayFormatter: DateFormatter = {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")

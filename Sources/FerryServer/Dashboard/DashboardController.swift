@@ -82,23 +82,18 @@ struct DashboardController<Store: LinkStore>: Sendable {
             return response
         }
         dashboard.post("signout") { request, _ in
-            guard let session = await signedIn(request) else { return Self.seeOther("/dashboard/signin") }
-            guard sameOrigin(request), try await Self.form(request)["csrf"].map({ DashboardSessions.same($0, session.csrf) }) == true else {
-                return refusedCrossSite()
+            try await submitted(request) { _, _ in
+                var response = Self.seeOther("/dashboard/signin")
+                response.headers[.setCookie] = cookie("", request: request, maxAge: 0)
+                return response
             }
-            var response = Self.seeOther("/dashboard/signin")
-            response.headers[.setCookie] = cookie("", request: request, maxAge: 0)
-            return response
         }
         dashboard.get("links") { request, _ in
             guard let session = await signedIn(request) else { return Self.seeOther("/dashboard/signin") }
             return try await linksPage(session, query: request.uri.queryParameters.get("q") ?? "", form: [:], problem: nil, status: .ok)
         }
         dashboard.post("links") { request, _ in
-            guard let session = await signedIn(request) else { return Self.seeOther("/dashboard/signin") }
-            let form = try await Self.form(request)
-            guard sameOrigin(request), form["csrf"].map({ DashboardSessions.same($0, session.csrf) }) == true else { return refusedCrossSite() }
-            return try await createLink(session, form: form)
+            try await submitted(request) { session, form in try await createLink(session, form: form) }
         }
         dashboard.get("links/:domain/:code") { request, context in
             guard let session = await signedIn(request) else { return Self.seeOther("/dashboard/signin") }
@@ -106,31 +101,9 @@ struct DashboardController<Store: LinkStore>: Sendable {
                                       notice: request.uri.queryParameters.get("created") != nil ? "Link created." : nil)
         }
         dashboard.post("links/:domain/:code") { request, context in
-            guard let session = await signedIn(request) else { return Self.seeOther("/dashboard/signin") }
-            let form = try await Self.form(request)
-            guard sameOrigin(request), form["csrf"].map({ DashboardSessions.same($0, session.csrf) }) == true else { return refusedCrossSite() }
-            let domain = try context.parameters.require("domain"), code = try context.parameters.require("code")
-            guard var link = try await store.link(domain: domain, code: code) else { return notFound(session) }
-            func value(_ name: String) -> String? {
-                form[name].map { $0.trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
+            try await submitted(request) { session, form in
+                try await editLink(session, domain: try context.parameters.require("domain"), code: try context.parameters.require("code"), form: form)
             }
-            link.path = value("path") ?? ""
-            link.preview.title = value("title")
-            link.preview.description = value("description")
-            link.preview.imageURL = value("image").flatMap(URL.init(string:))
-            link.tags.campaign = value("campaign")
-            if value("image") != nil, link.preview.imageURL == nil || !["https", "http"].contains(link.preview.imageURL?.scheme ?? "") {
-                return try await linkPage(session, domain: domain, code: code, notice: nil, problem: "Not saved: the image is not a web URL.",
-                                          editForm: form, status: .badRequest)
-            }
-            do {
-                try await store.update(link)
-            } catch {
-                return try await linkPage(session, domain: domain, code: code, notice: nil, problem: "Not saved: \(error)",
-                                          editForm: form, status: .badRequest)
-            }
-            await services.changed([.link(domain: domain, code: code)])
-            return try await linkPage(session, domain: domain, code: code, notice: "Saved: the next click gets the change.")
         }
         dashboard.get("links/:domain/:code/qr.svg") { request, context in
             try await qrCode(request, context, svg: true)
@@ -139,27 +112,25 @@ struct DashboardController<Store: LinkStore>: Sendable {
             try await qrCode(request, context, svg: false)
         }
         dashboard.post("links/:domain/:code/disable") { request, context in
-            guard let session = await signedIn(request) else { return Self.seeOther("/dashboard/signin") }
-            let form = try await Self.form(request)
-            guard sameOrigin(request), form["csrf"].map({ DashboardSessions.same($0, session.csrf) }) == true else { return refusedCrossSite() }
-            let domain = try context.parameters.require("domain"), code = try context.parameters.require("code")
-            guard var link = try await store.link(domain: domain, code: code) else { return notFound(session) }
-            link.disabled = true
-            try await store.update(link)
-            await services.changed([.link(domain: domain, code: code)])
-            return try await linkPage(session, domain: domain, code: code, notice: "Link disabled: it answers 410 Gone now.")
+            try await submitted(request) { session, _ in
+                let domain = try context.parameters.require("domain"), code = try context.parameters.require("code")
+                guard var link = try await store.link(domain: domain, code: code) else { return notFound(session) }
+                link.disabled = true
+                try await store.update(link)
+                await services.changed([.link(domain: domain, code: code)])
+                return try await linkPage(session, domain: domain, code: code, notice: "Link disabled: it answers 410 Gone now.")
+            }
         }
         dashboard.get("apps") { request, _ in
             guard let session = await signedIn(request) else { return Self.seeOther("/dashboard/signin") }
             return try await appsPage(session)
         }
         dashboard.post("apps") { request, _ in
-            guard let session = await signedIn(request) else { return Self.seeOther("/dashboard/signin") }
-            let form = try await Self.form(request)
-            guard sameOrigin(request), form["csrf"].map({ DashboardSessions.same($0, session.csrf) }) == true else { return refusedCrossSite() }
-            switch await createApp(form) {
-            case .success(let id): return Self.seeOther("/dashboard/apps/\(Self.pathSegment(id))?created=1")
-            case .failure(let refusal): return try await appsPage(session, form: form, problem: refusal.message, status: .badRequest)
+            try await submitted(request) { session, form in
+                switch await createApp(form) {
+                case .success(let id): return Self.seeOther("/dashboard/apps/\(Self.pathSegment(id))?created=1")
+                case .failure(let refusal): return try await appsPage(session, form: form, problem: refusal.message, status: .badRequest)
+                }
             }
         }
         dashboard.get("stats") { request, _ in
@@ -178,19 +149,18 @@ struct DashboardController<Store: LinkStore>: Sendable {
                                      status: .ok)
         }
         dashboard.post("apps/:id") { request, context in
-            guard let session = await signedIn(request) else { return Self.seeOther("/dashboard/signin") }
-            let form = try await Self.form(request)
-            guard sameOrigin(request), form["csrf"].map({ DashboardSessions.same($0, session.csrf) }) == true else { return refusedCrossSite() }
-            guard let current = try await store.app(id: try context.parameters.require("id")) else { return notFound(session, "There is no such app.") }
-            let text = form["document"] ?? ""
-            switch Self.edited(current, from: text) {
-            case .failure(let refusal):
-                return try await appPage(session, app: current, url: nil, document: text, problem: refusal.message, notice: nil, status: .badRequest)
-            case .success(let app):
-                try await store.save(app)
-                await services.changed([.app(id: app.id)])
-                return try await appPage(session, app: app, url: nil, document: nil, problem: nil,
-                                         notice: "Saved. The association files below are what every domain of the app serves now.", status: .ok)
+            try await submitted(request) { session, form in
+                guard let current = try await store.app(id: try context.parameters.require("id")) else { return notFound(session, "There is no such app.") }
+                let text = form["document"] ?? ""
+                switch Self.edited(current, from: text) {
+                case .failure(let refusal):
+                    return try await appPage(session, app: current, url: nil, document: text, problem: refusal.message, notice: nil, status: .badRequest)
+                case .success(let app):
+                    try await store.save(app)
+                    await services.changed([.app(id: app.id)])
+                    return try await appPage(session, app: app, url: nil, document: nil, problem: nil,
+                                             notice: "Saved. The association files below are what every domain of the app serves now.", status: .ok)
+                }
             }
         }
     }
@@ -206,7 +176,8 @@ struct DashboardController<Store: LinkStore>: Sendable {
                 campaign: link.tags.effectiveCampaign ?? "", state: Self.state(of: link))
         }
         let chosen = form["domain"] ?? domains.first?.host
-        let appName = try await domains.first { $0.host == chosen }.asyncMap { try await store.app(id: $0.appID)?.name } ?? nil
+        var appName: String?
+        if let owner = domains.first(where: { $0.host == chosen }) { appName = try await store.app(id: owner.appID)?.name }
         let preview: [String: Any] = ["site": (chosen ?? "").uppercased(), "title": form["title"].flatMap { $0.isEmpty ? nil : $0 } ?? appName ?? chosen ?? "",
                                       "description": form["description"] ?? "", "appName": appName ?? ""]
         return render("links", status: status, [
@@ -219,9 +190,7 @@ struct DashboardController<Store: LinkStore>: Sendable {
     }
 
     private func createLink(_ session: DashboardSessions.Session, form: [String: String]) async throws -> Response {
-        func value(_ name: String) -> String? {
-            form[name].map { $0.trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
-        }
+        func value(_ name: String) -> String? { Self.field(form, name) }
         let code = value("code") ?? LinkCodes.generate()
         var link = Link(code: code, domain: value("domain")?.lowercased() ?? "", path: value("path") ?? "",
                         preview: PreviewMetadata(title: value("title"), description: value("description")))
@@ -253,6 +222,25 @@ struct DashboardController<Store: LinkStore>: Sendable {
         String("\(domain)-\(code)".unicodeScalars.map { scalar -> Character in
             CharacterSet.alphanumerics.contains(scalar) && scalar.isASCII || "._-".unicodeScalars.contains(scalar) ? Character(scalar) : "_"
         })
+    }
+
+    private func editLink(_ session: DashboardSessions.Session, domain: String, code: String, form: [String: String]) async throws -> Response {
+        guard var link = try await store.link(domain: domain, code: code) else { return notFound(session) }
+        func value(_ name: String) -> String? { Self.field(form, name) }
+        link.path = value("path") ?? ""
+        link.preview.title = value("title")
+        link.preview.description = value("description")
+        link.tags.campaign = value("campaign")
+        do {
+            // The store checks the image like every other URL of a link (web URLs only).
+            link.preview.imageURL = try value("image").map { text throws(ValidationError) in try URLRules.webURL(text, field: "imageURL") }
+            try await store.update(link)
+        } catch {
+            return try await linkPage(session, domain: domain, code: code, notice: nil, problem: "Not saved: \(error)",
+                                      editForm: form, status: .badRequest)
+        }
+        await services.changed([.link(domain: domain, code: code)])
+        return try await linkPage(session, domain: domain, code: code, notice: "Saved: the next click gets the change.")
     }
 
     /// Why the store refused a new link, in words for the form; `nil` when it was stored.
@@ -343,20 +331,12 @@ struct DashboardController<Store: LinkStore>: Sendable {
         return render("stats", status: .ok, context)
     }
 
-    static func day(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy-MM-dd"
-        return formatter.string(from: date)
-    }
+    static func day(_ date: Date) -> String { StatsPeriod.dayText(date) }
 
 
     /// An app and its link domain from the new-app form, both or neither.
     private func createApp(_ form: [String: String]) async -> Result<String, Refusal> {
-        func value(_ name: String) -> String? {
-            form[name].map { $0.trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
-        }
+        func value(_ name: String) -> String? { Self.field(form, name) }
         let app: App
         let domain: Domain
         do {
@@ -552,6 +532,21 @@ struct DashboardController<Store: LinkStore>: Sendable {
 
     private func session(_ request: Request) -> DashboardSessions.Session? {
         Self.cookies(request)[DashboardSessions.cookieName].flatMap { sessions.read($0) }
+    }
+
+    /// A form POSTed by a signed-in page: `body` runs only when the session is live, the POST
+    /// comes from this server's origin and carries the session's CSRF token.
+    private func submitted(_ request: Request,
+                           _ body: (DashboardSessions.Session, [String: String]) async throws -> Response) async throws -> Response {
+        guard let session = await signedIn(request) else { return Self.seeOther("/dashboard/signin") }
+        let form = try await Self.form(request)
+        guard sameOrigin(request), form["csrf"].map({ DashboardSessions.same($0, session.csrf) }) == true else { return refusedCrossSite() }
+        return try await body(session, form)
+    }
+
+    /// A form field without surrounding spaces; `nil` when empty.
+    static func field(_ form: [String: String], _ name: String) -> String? {
+        form[name].map { $0.trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
     }
 
     /// The session, if its API key or user account is still active.

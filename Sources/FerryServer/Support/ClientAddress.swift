@@ -186,6 +186,15 @@ final class ThreadScratch: @unchecked Sendable {
     }
 }
 
+/// Equality of secrets in time that does not depend on where they differ.
+enum ConstantTime {
+    static func equal(_ a: some Sequence<UInt8>, _ b: some Sequence<UInt8>) -> Bool {
+        let (x, y) = (Array(a), Array(b))
+        guard x.count == y.count else { return false }
+        return zip(x, y).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+}
+
 /// Lowercase hex, without `String(format:)` (which is slow on Linux).
 enum Hex {
     private static let digits = Array("0123456789abcdef".utf8)

@@ -29,9 +29,8 @@ public enum Passwords {
         guard parts.count == 6, parts[0] == "scrypt", let cost = Int(parts[1]), let blockSize = Int(parts[2]), let parallelism = Int(parts[3]),
               (1 << 10 ... 1 << 20).contains(cost), (1...32).contains(blockSize), (1...16).contains(parallelism),
               let salt = Data(base64Encoded: parts[4]), let expected = Data(base64Encoded: parts[5]),
-              let key = try? derive(password, salt: Array(salt), cost: cost, blockSize: blockSize, parallelism: parallelism),
-              key.count == expected.count else { return false }
-        return zip(key, expected).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
+              let key = try? derive(password, salt: Array(salt), cost: cost, blockSize: blockSize, parallelism: parallelism) else { return false }
+        return ConstantTime.equal(key, expected)
     }
 
     private static func derive(_ password: String, salt: [UInt8], cost: Int, blockSize: Int, parallelism: Int) throws -> [UInt8] {

@@ -22,16 +22,12 @@ public enum WebhookSignature {
             if pair[0] == "t" { time = Int(pair[1]) } else if pair[0] == "v1" { signatures.append(pair[1]) }
         }
         guard let time, abs(now.timeIntervalSince1970 - Double(time)) <= tolerance else { return false }
-        let expected = Array(mac(body: body, secret: secret, time: time).utf8)
-        return signatures.contains { candidate in
-            let bytes = Array(candidate.utf8)
-            guard bytes.count == expected.count else { return false }
-            return zip(bytes, expected).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
-        }
+        let expected = mac(body: body, secret: secret, time: time)
+        return signatures.contains { ConstantTime.equal($0.utf8, expected.utf8) }
     }
 
     private static func mac(body: String, secret: String, time: Int) -> String {
         let code = HMAC<SHA256>.authenticationCode(for: Data("\(time).\(body)".utf8), using: SymmetricKey(data: Data(secret.utf8)))
-        return code.map { String(format: "%02x", $0) }.joined()
+        return Hex.encode(code)
     }
 }

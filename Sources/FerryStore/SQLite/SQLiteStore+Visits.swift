@@ -9,8 +9,6 @@ extension SQLiteStore {
     /// batch in one statement. The text depends only on the row count; values are bound.
     static let batchRows = 1000
 
-    static let hourColumns = ["domain", "code", "hour", "campaign", "decision", "bot"]
-    static let dayColumns = ["domain", "code", "day", "campaign", "dimension", "value"]
     static let visitorColumns = ["day", "domain", "code", "ip_hash", "campaign"]
     static let eventColumns = ["app_id", "domain", "code", "hour", "campaign", "platform", "kind", "match_type", "tags"]
 
@@ -270,14 +268,6 @@ extension SQLiteStore {
         clauses.append("\(column) >= ? AND \(column) < ?")
         binds += [.integer(Int(range.lowerBound)), .integer(Int(range.upperBound))]
         return ("(" + clauses.joined(separator: " AND ") + ")", binds)
-    }
-
-    private static func binds(_ key: HourKey) -> [SQLiteData] {
-        [.text(key.domain), .text(key.code), .integer(Int(key.hour)), .text(key.campaign), .text(key.decision), .integer(key.bot ? 1 : 0)]
-    }
-
-    private static func binds(_ key: DayKey) -> [SQLiteData] {
-        [.text(key.domain), .text(key.code), .integer(Int(key.day)), .text(key.campaign), .text(key.dimension), .text(key.value)]
     }
 
     private static func binds(_ row: VisitRow) -> [SQLiteData] {
