@@ -64,7 +64,7 @@ measure() {  # port label → wrk's summary in $work/$label.txt
 # Both servers up; the idle one costs nothing.
 "$ferry" link list --database "$database" >/dev/null                      # creates and migrates
 port=$((20000 + RANDOM % 20000))
-"$ferry" serve --demo --port "$port" --database "$database" --log-level error > "$work/ferry.log" 2>&1 &
+"$ferry" serve --demo --port "$port" --database "$database" --log-level warning > "$work/ferry.log" 2>&1 &
 ferry_pid=$!
 wait_ready "$port"
 "$ferry" link create --file "$work/links.json" --database "$database" >/dev/null
@@ -111,4 +111,5 @@ echo "ferry answered $answered link requests (its metrics, warm-up included); $v
 [ "$visits" -eq "$answered" ] && echo "visits == answered: yes" || echo "visits == answered: NO"
 [ "$visits" -ge "$wrk_all" ] && echo "visits >= responses wrk received ($wrk_all, warm-up included): yes" \
   || echo "visits >= responses wrk received ($wrk_all, warm-up included): NO"
-for round in $(seq 1 "$rounds"); do grep -E "Socket errors" "$work/ferry-$round.txt" || true; done
+for round in $(seq 1 "$rounds"); do grep -E "Socket errors|Non-2xx" "$work/ferry-$round.txt" | sed "s/^/round $round: /" || true; done
+grep -E "warning|error" "$work/ferry.log" | sort | uniq -c | sort -rn | head -5 || true

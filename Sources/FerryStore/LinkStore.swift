@@ -37,8 +37,9 @@ public protocol LinkStore: Sendable {
     /// Marks a key revoked; `.notFound` for an unknown id.
     func revokeAPIKey(id: String, at date: Date) async throws(StoreError)
 
-    /// Appends visits, all or none, and adds them to the counters (`VisitRollup`) in the same
-    /// transaction.
+    /// Appends visits, all or none, and adds them to the counters (`VisitRollup`) exactly once:
+    /// in the same transaction, or (SQLite) in a later one that moves a mark past them, always
+    /// before counters are read.
     func record(_ visits: [Visit]) async throws(StoreError)
     /// How many raw visits are kept (pruned ones no longer count).
     func visitCount() async throws(StoreError) -> Int

@@ -13,8 +13,16 @@ final class SeenVisitors: @unchecked Sendable {
         self.perDay = perDay
     }
 
-    func unseen(_ visitors: Set<VisitorKey>) -> [VisitorKey] {
-        lock.withLock { visitors.filter { days[$0.day]?.contains($0) != true } }
+    /// The human visitors of `visits` not remembered yet, each once.
+    func unseen(in visits: [Visit]) -> [VisitorKey] {
+        var unseen = Set<VisitorKey>()
+        lock.withLock {
+            for visit in visits where !visit.isBot {
+                let visitor = VisitorKey(visit)
+                if days[visitor.day]?.contains(visitor) != true { unseen.insert(visitor) }
+            }
+        }
+        return Array(unseen)
     }
 
     func remember(_ visitors: [VisitorKey]) {

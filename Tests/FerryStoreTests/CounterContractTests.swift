@@ -148,6 +148,50 @@ extension StoreContractTests {
         await store.close()
     }
 
+    /// SQLite counts visits every few seconds, and before anything reads counters: whichever
+    /// connection (or process) counts, each visit is counted exactly once.
+    @Test func sqliteCountsEachVisitOnceWhicheverConnectionCounts() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-counting-\(UUID().uuidString)/ferry.sqlite").path
+        let server = try await SQLiteStore.open(path: path, countEvery: .seconds(3600))
+        try await server.save(Self.app)
+        try await server.save(Domain(host: "go.acme.example", appID: "acme"))
+        try await server.record(Self.firstBatch)
+        let memory = MemoryStore()
+        try await memory.save(Self.app)
+        try await memory.save(Domain(host: "go.acme.example", appID: "acme"))
+        try await memory.record(Self.firstBatch)
+
+        // Another process (the CLI, a second look) reads while the server has not counted yet.
+        let reader = try await SQLiteStore.open(path: path)
+        let app = StatsScope.app("acme", domains: ["go.acme.example"])
+        let early = try await reader.stats(app, try Self.twoDays())
+        #expect(early.totals.humanVisits == 4 && early.totals.botVisits == 2)
+        #expect(early == (try await memory.stats(app, try Self.twoDays())))
+
+        // The server writes more and counts what is left as it closes: nothing twice.
+        try await server.record(Self.secondBatch)
+        try await memory.record(Self.secondBatch)
+        await server.close()
+        let late = try await reader.stats(app, try Self.twoDays())
+        #expect(late.totals.humanVisits == 8 && late.totals.botVisits == 2)
+        #expect(late == (try await memory.stats(app, try Self.twoDays())))
+        await reader.close()
+    }
+
+    /// Pruning may take every raw visit; visits written afterwards are still counted (SQLite
+    /// would number them from 1 again, below the mark of what was counted).
+    @Test func sqliteCountsVisitsWrittenAfterEverythingWasPruned() async throws {
+        try await using(.sqliteFile) { store in
+            try await store.record(Self.firstBatch)
+            #expect(try await store.pruneVisits(before: Date(timeIntervalSince1970: Self.day2 + 86_400)) == 6)
+            #expect(try await store.visitCount() == 0)
+            try await store.record([Self.visit(Self.day1 + 5000, Self.pixel, decision: .playStore, ip: "E")])
+            let report = try await store.stats(Self.link, try Self.twoDays())
+            #expect(report.totals.humanVisits == 5, "four before the pruning, one after")
+            #expect(report.totals.uniqueVisitors == 3)
+        }
+    }
+
     @Test(.enabled(if: postgresURL != nil)) func postgresCountsVisitsStoredBeforeTheCounters() async throws {
         let store = try #require(try await Self.seeded(.postgres) as? PostgresStore)
         try await store.record(Self.firstBatch + Self.secondBatch)

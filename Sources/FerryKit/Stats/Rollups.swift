@@ -1,7 +1,7 @@
 import Foundation
 
-/// Where statistics come from: counters that every store keeps up to date in the same
-/// transaction that writes the raw visits and app events. Reading a link's numbers adds up a
+/// Where statistics come from: counters that every store keeps up to date as it writes the raw
+/// visits and app events (each counted exactly once, before any read). Reading a link's numbers adds up a
 /// few counter rows per hour (time series, decisions) and per day (breakdowns) instead of
 /// scanning its visits, and raw visits can be pruned without changing any number.
 ///

@@ -9,9 +9,7 @@ extension PostgresStore {
     public func record(_ visits: [Visit]) async throws(StoreError) {
         guard !visits.isEmpty else { return }
         let rows = try Self.json(visits.map(VisitRow.init))
-        var unique = Set<VisitorKey>()
-        for visit in visits where !visit.isBot { unique.insert(VisitorKey(visit)) }
-        let visitors = seenVisitors.unseen(unique)
+        let visitors = seenVisitors.unseen(in: visits)
         let logger = logger
         var bindings = PostgresBindings()
         bindings.append(rows)

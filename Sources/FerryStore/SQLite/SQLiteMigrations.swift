@@ -247,5 +247,17 @@ enum SQLiteMigrations {
             "INSERT INTO set_visitor_days SELECT DISTINCT 'c|' || domain || '|' || campaign, day, ip_hash FROM visitor_days WHERE campaign <> ''",
             "INSERT INTO set_visitors SELECT visitor_set, day, count(*) FROM set_visitor_days GROUP BY visitor_set, day",
         ]),
+        // Counters are summed from the raw visits every few seconds rather than with every
+        // batch (`SQLiteVisitWriter`): the last visit they include. Everything stored so far
+        // was counted as it was written.
+        (8, [
+            """
+            CREATE TABLE visit_counting (
+                one INTEGER PRIMARY KEY CHECK (one = 1),
+                counted_through INTEGER NOT NULL
+            ) STRICT
+            """,
+            "INSERT INTO visit_counting (one, counted_through) SELECT 1, coalesce(max(id), 0) FROM visits",
+        ]),
     ]
 }

@@ -14,6 +14,7 @@ extension SQLiteStore: CopyableStore {
     }
 
     public func exportRows(_ table: CopiedTable, after: [CopyCell]?, limit: Int, now: Date) async throws(StoreError) -> [[CopyCell]] {
+        if after == nil { try await countPendingVisits() }
         var clauses: [String] = []
         var binds: [SQLiteData] = []
         let order = table.isAppendOnly ? "id" : table.keyList
@@ -44,11 +45,18 @@ extension SQLiteStore: CopyableStore {
         let names = table.columns.map(\.name)
         let perStatement = max(1, 30_000 / names.count)
         let conflict = table.isAppendOnly ? "" : " ON CONFLICT (\(table.keyList)) DO " + (table.updateList.isEmpty ? "NOTHING" : "UPDATE SET \(table.updateList)")
+        // Copied visits arrive with their counters: the visits stored before them are counted
+        // now, and the mark moves past the copied ones in their transaction.
+        let copiesVisits = table.name == "visits"
+        if copiesVisits { try await countPendingVisits() }
         try await run {
             try await self.transaction {
                 for chunk in chunks(rows, of: perStatement) {
                     _ = try await self.connection.query(Self.insert(into: table.name, names, rows: chunk.count, then: conflict),
                                                         chunk.flatMap { $0.map(Self.data) })
+                }
+                if copiesVisits {
+                    _ = try await self.connection.query("UPDATE visit_counting SET counted_through = max(counted_through, (SELECT max(id) FROM visits))")
                 }
                 if let mark {
                     _ = try await self.connection.query("""

@@ -5,11 +5,10 @@ import SQLiteNIO
 // MARK: Visits and their counters
 
 extension SQLiteStore {
-    /// Rows per multi-row statement (`INSERT … VALUES (?, …), (?, …)`): the recorder's whole
-    /// batch in one statement. The text depends only on the row count; values are bound.
+    /// Rows per multi-row statement (`INSERT … VALUES (?, …), (?, …)`) of event counters. The
+    /// text depends only on the row count; values are bound.
     static let batchRows = 1000
 
-    static let visitorColumns = ["day", "domain", "code", "ip_hash", "campaign"]
     static let eventColumns = ["app_id", "domain", "code", "hour", "campaign", "platform", "kind", "match_type", "tags"]
 
     static func insert(into table: String, _ columns: [String], rows: Int, then suffix: String = "") -> String {
@@ -27,107 +26,31 @@ extension SQLiteStore {
 
     public func record(_ visits: [Visit]) async throws(StoreError) {
         guard !visits.isEmpty else { return }
-        var unique = Set<VisitorKey>()
-        for visit in visits where !visit.isBot { unique.insert(VisitorKey(visit)) }
-        let visitors = seenVisitors.unseen(unique)
-        try await run {
-            try await self.transaction {
-                let before = Self.int(try await self.connection.query("SELECT coalesce(max(id), 0) AS id FROM visits").first, "id")
-                for chunk in chunks(visits, of: Self.batchRows) {
-                    _ = try await self.connection.query(Self.insert(into: "visits", VisitRow.columns, rows: chunk.count),
-                                                        chunk.flatMap { Self.binds(VisitRow($0)) })
-                }
-                try await self.countVisits(after: before)
-                try await self.addVisitors(visitors)
-            }
-        }
+        let visitors = seenVisitors.unseen(in: visits)
+        try await writingVisits { try await self.visitWriter.write(visits, visitors: visitors) }
         seenVisitors.remember(visitors)
     }
 
-    /// Adds the visits stored after row `id` to the hourly and daily counters, in SQL: the
-    /// same sums as `VisitRollup` (the contract tests hold the two to each other), without
-    /// binding a value per counter row. Call inside the transaction that stored them.
-    func countVisits(after id: Int64) async throws {
-        _ = try await connection.query(Self.countHours, [.integer(Int(id))])
-        _ = try await connection.query(Self.countDays, [.integer(Int(id))])
+    /// Brings the counters up to date with every visit stored; before reading them.
+    func countPendingVisits() async throws(StoreError) {
+        try await writingVisits { try await self.visitWriter.countPending() }
     }
 
-    private static let countHours = """
-        INSERT INTO visit_hours (domain, code, hour, campaign, decision, bot, visits)
-        SELECT domain, coalesce(code, ''), CAST(at AS INTEGER) - CAST(at AS INTEGER) % 3600, coalesce(campaign, ''), decision,
-               bot <> 'none', count(*)
-        FROM visits WHERE id > ?1
-        GROUP BY 1, 2, 3, 4, 5, 6
-        ON CONFLICT (domain, code, hour, campaign, decision, bot) DO UPDATE SET visits = visits + excluded.visits
-        """
-
-    /// One row per visit and breakdown value (`Breakdown`), summed per day: one `SELECT` per
-    /// dimension over the batch's rows (an index range), each yielding only the visits that
-    /// have a value.
-    private static let countDays: String = {
-        let key = "domain, coalesce(code, '') AS code, CAST(at AS INTEGER) - CAST(at AS INTEGER) % 86400 AS day, "
-            + "coalesce(campaign, '') AS campaign, bot = 'none' AS human"
-        let dimensions: [(name: String, value: String, condition: String)] = [
-            ("platform", "platform", "1"), ("device", "device", "1"),
-            ("in-app", "in_app", "in_app <> ''"), ("referrer", "referrer_host", "referrer_host <> ''"),
-            ("country", "country", "country <> ''"), ("bot", "bot", "bot <> 'none'"),
-        ] + ["ref", "campaign_tag", "channel", "utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content"].map { column in
-            ("tag", "'\(column == "campaign_tag" ? "campaign" : column)=' || \(column)", "\(column) <> ''")
-        }
-        let selects = dimensions.map { dimension in
-            "SELECT \(key), '\(dimension.name)' AS dimension, \(dimension.value) AS value FROM visits WHERE id > ?1 AND \(dimension.condition)"
-        }
-        return """
-            INSERT INTO visit_days (domain, code, day, campaign, dimension, value, humans, bots)
-            SELECT domain, code, day, campaign, dimension, value, sum(human), sum(1 - human)
-            FROM (\(selects.joined(separator: " UNION ALL ")))
-            GROUP BY 1, 2, 3, 4, 5, 6
-            ON CONFLICT (domain, code, day, campaign, dimension, value) DO UPDATE SET humans = humans + excluded.humans, bots = bots + excluded.bots
-            """
-    }()
-
-    /// Visitors new on a link that day add one to its daily count. Call inside the transaction.
-    func addVisitors(_ visitors: [VisitorKey]) async throws {
-        var newVisitors: [LinkDay: Int] = [:]
-        for chunk in chunks(visitors, of: Self.batchRows) {
-            let sql = Self.insert(into: "visitor_days", Self.visitorColumns, rows: chunk.count,
-                                  then: " ON CONFLICT DO NOTHING RETURNING day, domain, code")
-            for row in try await connection.query(sql, chunk.flatMap(Self.binds)) {
-                newVisitors[LinkDay(day: Self.int(row, "day"), domain: Self.string(row, "domain"), code: Self.string(row, "code")), default: 0] += 1
-            }
-        }
-        for chunk in chunks(Array(newVisitors), of: Self.batchRows) {
-            _ = try await connection.query(
-                Self.upsert(into: "link_visitors", ["domain", "code", "day"], counts: ["visitors"], rows: chunk.count),
-                chunk.flatMap { [.text($0.key.domain), .text($0.key.code), .integer(Int($0.key.day)), .integer($0.value)] })
-        }
-        // The same for the domain's and the campaign's visitor sets.
-        var members: [[String]] = []
-        for visitor in visitors { for set in visitor.sets { members.append([set, String(visitor.day), visitor.ipHash]) } }
-        var newInSets: [[String]: Int] = [:]
-        for chunk in chunks(Array(Set(members)), of: Self.batchRows) {
-            let sql = Self.insert(into: "set_visitor_days", ["visitor_set", "day", "ip_hash"], rows: chunk.count,
-                                  then: " ON CONFLICT DO NOTHING RETURNING visitor_set, day")
-            for row in try await connection.query(sql, chunk.flatMap { [.text($0[0]), .integer(Int($0[1]) ?? 0), .text($0[2])] }) {
-                newInSets[[Self.string(row, "visitor_set"), String(Self.int(row, "day"))], default: 0] += 1
-            }
-        }
-        for chunk in chunks(Array(newInSets), of: Self.batchRows) {
-            _ = try await connection.query(
-                Self.upsert(into: "set_visitors", ["visitor_set", "day"], counts: ["visitors"], rows: chunk.count),
-                chunk.flatMap { [.text($0.key[0]), .integer(Int($0.key[1]) ?? 0), .integer($0.value)] })
-        }
+    /// Runs `body` on the visit writer, mapping its errors to the store's.
+    func writingVisits(_ body: () async throws -> Void) async throws(StoreError) {
+        do { try await body() } catch { throw .unavailable("SQLite: \(error)") }
     }
 
     /// Counts what was stored before the counters existed (once, when migration 4 is applied).
     func backfillCounters() async throws {
-        try await transaction { try await self.countVisits(after: 0) }
+        _ = try await connection.query("UPDATE visit_counting SET counted_through = 0")
+        try await visitWriter.countPending()
         var after: Int64 = 0
         while true {
             let rows = try await visitRows(after: after, limit: 10_000)
             guard let last = rows.last else { break }
             let visitors = Set(rows.map(\.row.visit).filter { !$0.isBot }.map(VisitorKey.init))
-            try await transaction { try await self.addVisitors(Array(visitors)) }
+            try await visitWriter.write([], visitors: Array(visitors))
             after = last.id
         }
         let events = try await connection.query("SELECT document FROM app_events").map { try Documents.decode(AppEvent.self, $0) }
@@ -165,6 +88,7 @@ extension SQLiteStore {
     }
 
     public func visitSeries(_ scope: StatsScope, _ period: StatsPeriod) async throws(StoreError) -> [SeriesRow] {
+        try await countPendingVisits()
         let (filter, binds) = Self.filter(scope, time: "hour", period.firstHour..<period.endHour)
         let origin = SQLiteData.integer(Int(period.firstHour)), size = SQLiteData.integer(Int(period.bucket.seconds))
         return try await run {
@@ -179,6 +103,7 @@ extension SQLiteStore {
     }
 
     public func visitsByLink(_ scope: StatsScope, hours: Range<Int64>) async throws(StoreError) -> [LinkRow] {
+        try await countPendingVisits()
         let (filter, binds) = Self.filter(scope, time: "hour", hours)
         return try await run {
             try await self.connection.query("""
@@ -192,6 +117,7 @@ extension SQLiteStore {
     }
 
     public func visitBreakdowns(_ scope: StatsScope, days: Range<Int64>) async throws(StoreError) -> [BreakdownRow] {
+        try await countPendingVisits()
         let (filter, binds) = Self.filter(scope, time: "day", days)
         return try await run {
             try await self.connection.query("""
@@ -241,11 +167,17 @@ extension SQLiteStore {
 
     /// Deletes a few thousand visits at a time, letting the visit writer in between.
     public func pruneVisits(before date: Date) async throws(StoreError) -> Int {
+        try await countPendingVisits()
         var total = 0
         while true {
             let deleted = try await run {
                 try await self.connection.query(
-                    "DELETE FROM visits WHERE id IN (SELECT id FROM visits WHERE at < ? ORDER BY at LIMIT 5000) RETURNING id",
+                    // Only counted visits (the count above took all, but the writer may have added more).
+                    """
+                    DELETE FROM visits WHERE id IN (
+                        SELECT id FROM visits WHERE at < ? AND id <= (SELECT counted_through FROM visit_counting) ORDER BY at LIMIT 5000)
+                    RETURNING id
+                    """,
                     [.float(date.timeIntervalSince1970)]).count
             }
             total += deleted
@@ -270,17 +202,6 @@ extension SQLiteStore {
         return ("(" + clauses.joined(separator: " AND ") + ")", binds)
     }
 
-    private static func binds(_ row: VisitRow) -> [SQLiteData] {
-        [.float(row.at), .text(row.domain), text(row.code), .text(row.path), .text(row.platform), text(row.os_version), .text(row.device),
-         .text(row.browser), text(row.in_app), .text(row.bot), .text(row.decision), text(row.referrer_host), text(row.ref), text(row.campaign),
-         text(row.channel), text(row.utm_source), text(row.utm_medium), text(row.utm_campaign), text(row.utm_term), text(row.utm_content),
-         text(row.campaign_tag), text(row.country), .text(row.ip_hash)]
-    }
-
-    private static func binds(_ key: VisitorKey) -> [SQLiteData] {
-        [.integer(Int(key.day)), .text(key.domain), .text(key.code), .text(key.ipHash), .text(key.campaign)]
-    }
-
     private static func binds(_ key: EventCountKey) -> [SQLiteData] {
         [.text(key.appID), .text(key.domain), .text(key.code), .integer(Int(key.hour)), .text(key.campaign), .text(key.platform),
          .text(key.kind), .text(key.matchType), .text(key.tags)]
@@ -289,11 +210,4 @@ extension SQLiteStore {
     private static func text(_ value: String?) -> SQLiteData { value.map { .text($0) } ?? .null }
     private static func string(_ row: SQLiteRow, _ column: String) -> String { row.column(column)?.string ?? "" }
     private static func int(_ row: SQLiteRow?, _ column: String) -> Int64 { Int64(row?.column(column)?.integer ?? 0) }
-}
-
-/// A link on a day: the key of its visitor count.
-struct LinkDay: Hashable {
-    var day: Int64
-    var domain: String
-    var code: String
 }

@@ -4,7 +4,8 @@ import Logging
 import SQLiteNIO
 
 /// The embedded default: everything in one SQLite file (WAL mode, foreign keys on), one
-/// connection whose operations run one at a time.
+/// connection whose operations run one at a time, and one more that writes visits
+/// (`SQLiteVisitWriter`).
 ///
 /// ```swift
 /// let store = try await SQLiteStore.open(path: "ferry-data/ferry.sqlite")
@@ -12,39 +13,61 @@ import SQLiteNIO
 /// ```
 public final class SQLiteStore: LinkStore {
     let connection: SQLiteConnection
+    let visitWriter: SQLiteVisitWriter
     private let lock = AsyncLock()
     let seenVisitors = SeenVisitors()
+    /// The file behind a `":memory:"` store, removed on close.
+    private let throwaway: String?
 
-    private init(connection: SQLiteConnection) {
+    private init(connection: SQLiteConnection, path: String, countEvery: Duration, throwaway: String?) {
         self.connection = connection
+        self.visitWriter = SQLiteVisitWriter(path: path, countEvery: countEvery)
+        self.throwaway = throwaway
     }
 
     /// Opens (creating the file and its folder when needed) and migrates the database.
-    /// `":memory:"` gives a private in-memory database.
-    public static func open(path: String, logger: Logger = Logger(label: "ferry.sqlite")) async throws(StoreError) -> SQLiteStore {
-        try await open(path: path, logger: logger, lastMigration: .max)
+    /// `":memory:"` gives a private throwaway database (a temporary file, as the visit
+    /// writer's connection has to see the same data), removed by `close()`.
+    ///
+    /// - Parameter countEvery: how often the counters statistics read are brought up to date
+    ///   with the raw visits (and always before they are read).
+    public static func open(path: String, countEvery: Duration = .seconds(10),
+                            logger: Logger = Logger(label: "ferry.sqlite")) async throws(StoreError) -> SQLiteStore {
+        try await open(path: path, countEvery: countEvery, logger: logger, lastMigration: .max)
     }
 
     /// Opens with the migrations up to `lastMigration` (tests of upgrades start old databases).
-    static func open(path: String, logger: Logger = Logger(label: "ferry.sqlite"), lastMigration: Int) async throws(StoreError) -> SQLiteStore {
+    static func open(path requested: String, countEvery: Duration = .seconds(10), logger: Logger = Logger(label: "ferry.sqlite"),
+                     lastMigration: Int) async throws(StoreError) -> SQLiteStore {
+        let throwaway = requested == ":memory:"
+            ? FileManager.default.temporaryDirectory.appendingPathComponent("ferry-\(UUID().uuidString).sqlite").path : nil
+        let path = throwaway ?? requested
         do {
-            if path != ":memory:" {
-                let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
-                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+            let store = SQLiteStore(connection: connection, path: path, countEvery: countEvery, throwaway: throwaway)
+            do {
+                try await store.prepare(lastMigration: lastMigration)
+            } catch {
+                await store.close()
+                throw error
             }
-            let connection = try await SQLiteConnection.open(storage: path == ":memory:" ? .memory : .file(path: path), logger: logger)
-            let store = SQLiteStore(connection: connection)
-            try await store.prepare(lastMigration: lastMigration)
             return store
         } catch let error as StoreError {
             throw error
         } catch {
-            throw .unavailable("cannot open the SQLite database at \(path): \(error)")
+            throw .unavailable("cannot open the SQLite database at \(requested): \(error)")
         }
     }
 
+    /// Counts the visits not counted yet and closes both connections.
     public func close() async {
+        await visitWriter.close()
         try? await connection.close()
+        if let throwaway {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: throwaway + suffix) }
+        }
     }
 
     private func prepare(lastMigration: Int) async throws {
@@ -52,9 +75,9 @@ public final class SQLiteStore: LinkStore {
         _ = try await connection.query("PRAGMA foreign_keys = ON")
         _ = try await connection.query("PRAGMA busy_timeout = 5000")
         _ = try await connection.query("PRAGMA synchronous = NORMAL")
-        // 64 MB of pages: the counters of every link clicked this hour stay in memory.
+        // 64 MB of pages: the counters statistics read stay in memory.
         _ = try await connection.query("PRAGMA cache_size = -65536")
-        // Statement journals of the counter upserts in memory, not in temporary files.
+        // Statement journals of upserts in memory, not in temporary files.
         _ = try await connection.query("PRAGMA temp_store = MEMORY")
         _ = try await connection.query("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at REAL NOT NULL) STRICT")
         let applied = Set(try await connection.query("SELECT version FROM schema_migrations").compactMap { $0.column("version")?.integer })
@@ -67,8 +90,9 @@ public final class SQLiteStore: LinkStore {
             }
             if migration.version == 4 { needsBackfill = true }
         }
-        // Once every table is there: visits stored before the counters are counted.
-        if needsBackfill { try await backfillCounters() }
+        // Once every table is there (the count's mark is migration 8): visits stored before
+        // the counters are counted.
+        if needsBackfill && lastMigration >= 8 { try await backfillCounters() }
     }
 
     /// Runs `body` under the lock, mapping SQLite's errors to the store's.
@@ -307,17 +331,9 @@ extension SQLiteStore {
     public func insert(_ intents: [DeferredIntent]) async throws(StoreError) {
         guard !intents.isEmpty else { return }
         let documents = try intents.map { intent throws(StoreError) in (intent, try Documents.encode(intent)) }
-        try await run {
-            try await self.transaction {
-                for (intent, document) in documents {
-                    _ = try await self.connection.query("""
-                        INSERT INTO deferred_intents (token, app_id, ip_hash, document, created_at, expires_at)
-                        VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (token) DO NOTHING
-                        """, [.text(intent.token), .text(intent.appID), intent.signals.ipHash.map { .text($0) } ?? .null, .text(document),
-                              .float(intent.createdAt.timeIntervalSince1970), .float(intent.expiresAt.timeIntervalSince1970)])
-                }
-            }
-        }
+        // Through the visit writer's connection, which the recorder writes on anyway: waiting
+        // here for its transaction would hold up this connection's readers.
+        try await writingVisits { try await self.visitWriter.insert(documents) }
     }
 
     public func updateSignals(token: String, screen: Screen?, timeZone: String?, languages: [String]) async throws(StoreError) {
