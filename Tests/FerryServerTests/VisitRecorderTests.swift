@@ -47,3 +47,33 @@ import Testing
         #expect(try await store.visitCount() == 2)
     }
 }
+
+/// The doorbell of the recorder's and the dispatcher's loops: a wake-up is never lost, which
+/// once left a stopping server waiting for ever (a graceful shutdown rang just before its loop
+/// started waiting).
+@Suite(.timeLimit(.minutes(1))) struct DoorbellTests {
+    @Test func aRingBeforeTheWaitEndsTheNextWait() async {
+        let bell = Doorbell()
+        bell.ring()
+        await bell.wait(until: .now + .seconds(3600))
+    }
+
+    @Test func aRingWakesAWaiter() async throws {
+        let bell = Doorbell()
+        let waiting = Task { await bell.wait(until: .now + .seconds(3600)) }
+        try await Task.sleep(for: .milliseconds(50))
+        bell.ring()
+        await waiting.value
+    }
+
+    @Test func theDeadlineEndsAWaitNobodyRings() async {
+        let bell = Doorbell()
+        let started = ContinuousClock.now
+        await bell.wait(until: started + .milliseconds(100))
+        #expect(ContinuousClock.now - started >= .milliseconds(100))
+        // Its own release was consumed: the next wait is not woken by it.
+        let next = ContinuousClock.now
+        await bell.wait(until: next + .milliseconds(100))
+        #expect(ContinuousClock.now - next >= .milliseconds(100))
+    }
+}

@@ -50,7 +50,6 @@ public final class VisitRecorder<Store: LinkStore>: Service, Sendable {
         var written = 0
         /// Accepted, then given up on after the store failed too often.
         var dropped = 0
-        var doorbell: CheckedContinuation<Void, Never>?
     }
 
     private let store: Store
@@ -60,6 +59,7 @@ public final class VisitRecorder<Store: LinkStore>: Service, Sendable {
     private let logger: Logger
     private let shards: [NIOLockedValueBox<Shard>]
     private let writer = NIOLockedValueBox(Writer())
+    private let doorbell = Doorbell()
 
     /// - Parameters:
     ///   - capacity: visits the queue holds at most (split evenly over the shards, one per core by
@@ -139,10 +139,7 @@ public final class VisitRecorder<Store: LinkStore>: Service, Sendable {
     }
 
     private func ring() {
-        writer.withLockedValue { writer -> CheckedContinuation<Void, Never>? in
-            defer { writer.doorbell = nil }
-            return writer.doorbell
-        }?.resume()
+        doorbell.ring()
     }
 
     private var hasFullBatch: Bool {
@@ -154,19 +151,9 @@ public final class VisitRecorder<Store: LinkStore>: Service, Sendable {
     }
 
     private func waitForWork(until deadline: ContinuousClock.Instant) async {
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                await withCheckedContinuation { continuation in
-                    self.writer.withLockedValue { $0.doorbell = continuation }
-                    // A shard that filled up, or got an intent, before the doorbell was hung rings it now.
-                    if self.hasFullBatch || self.hasIntents { self.ring() }
-                }
-            }
-            group.addTask { try? await Task.sleep(until: deadline, clock: .continuous) }
-            await group.next()
-            self.ring()
-            group.cancelAll()
-        }
+        // A shard that filled up, or got an intent, while the writer was busy needs no wait.
+        guard !hasFullBatch, !hasIntents else { return }
+        await doorbell.wait(until: deadline)
     }
 
     /// Takes everything queued (a swap per shard, so requests wait on a lock only for that)

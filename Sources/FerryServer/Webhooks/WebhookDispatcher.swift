@@ -22,7 +22,7 @@ public final class WebhookDispatcher<Store: LinkStore>: Service, Sendable {
     private let poll: Duration
     private let timeout: Duration
     private let logger: Logger
-    private let doorbell = NIOLockedValueBox<CheckedContinuation<Void, Never>?>(nil)
+    private let doorbell = Doorbell()
 
     /// - Parameters:
     ///   - retries: the pause before each attempt after the first.
@@ -130,23 +130,10 @@ public final class WebhookDispatcher<Store: LinkStore>: Service, Sendable {
     }
 
     private func ring() {
-        doorbell.withLockedValue { bell -> CheckedContinuation<Void, Never>? in
-            defer { bell = nil }
-            return bell
-        }?.resume()
+        doorbell.ring()
     }
 
     private func waitForWork() async {
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                await withCheckedContinuation { continuation in
-                    self.doorbell.withLockedValue { $0 = continuation }
-                }
-            }
-            group.addTask { try? await Task.sleep(for: self.poll) }
-            await group.next()
-            self.ring()
-            group.cancelAll()
-        }
+        await doorbell.wait(until: .now + poll)
     }
 }
