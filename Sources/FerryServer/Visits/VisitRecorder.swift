@@ -146,13 +146,9 @@ public final class VisitRecorder<Store: LinkStore>: Service, Sendable {
         shards.contains { $0.withLockedValue { $0.buffer.count >= batchSize } }
     }
 
-    private var hasIntents: Bool {
-        shards.contains { $0.withLockedValue { !$0.intents.isEmpty || !$0.updates.isEmpty } }
-    }
-
+    /// A shard that filled up, or got an intent, while the writer was busy rang already: the
+    /// doorbell keeps that ring, so this returns at once.
     private func waitForWork(until deadline: ContinuousClock.Instant) async {
-        // A shard that filled up, or got an intent, while the writer was busy needs no wait.
-        guard !hasFullBatch, !hasIntents else { return }
         await doorbell.wait(until: deadline)
     }
 

@@ -213,7 +213,6 @@ final class SQLiteVisitWriter: @unchecked Sendable {
     /// and moves the mark past them; `true` when more are left.
     private func countUncounted() throws -> Bool {
         countedAt = .now
-        defer { _ = try? execute("DELETE FROM visit_groups") { _ in } }
         // Grouped under a read transaction: only the temporary table is written.
         let (counted, through, newest) = try readTransaction { () throws -> (Int64, Int64, Int64) in
             let counted = try integer("SELECT counted_through FROM visit_counting")
@@ -223,6 +222,7 @@ final class SQLiteVisitWriter: @unchecked Sendable {
             return (counted, through, newest)
         }
         guard through > counted else { return false }
+        defer { _ = try? execute("DELETE FROM visit_groups") { _ in } }
         return try transaction {
             // Another process may have counted them meanwhile.
             guard try integer("SELECT counted_through FROM visit_counting") == counted else { return true }
