@@ -178,6 +178,31 @@ extension StoreContractTests {
         await reader.close()
     }
 
+    /// A server counts the visits it wrote from what it remembers of them; visits another
+    /// process wrote in between are counted from the table, and nothing twice.
+    @Test func sqliteCountsVisitsAnotherProcessWroteBetweenItsOwn() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-counting-\(UUID().uuidString)/ferry.sqlite").path
+        let server = try await SQLiteStore.open(path: path, countEvery: .seconds(3600))
+        let other = try await SQLiteStore.open(path: path, countEvery: .seconds(3600))
+        let memory = MemoryStore()
+        for store in [server, memory] as [any LinkStore] {
+            try await store.save(Self.app)
+            try await store.save(Domain(host: "go.acme.example", appID: "acme"))
+        }
+        let elsewhere = [Self.visit(Self.day1 + 5000, Self.pixel, code: "xyz", decision: .playStore, country: "FR", ip: "E")]
+        try await server.record(Self.firstBatch)
+        try await other.record(elsewhere)
+        try await server.record(Self.secondBatch)
+        for batch in [Self.firstBatch, elsewhere, Self.secondBatch] { try await memory.record(batch) }
+
+        let app = StatsScope.app("acme", domains: ["go.acme.example"])
+        let counted = try await server.stats(app, try Self.twoDays())
+        #expect(counted.totals.humanVisits == 9 && counted.totals.botVisits == 2)
+        #expect(counted == (try await memory.stats(app, try Self.twoDays())))
+        await other.close()
+        await server.close()
+    }
+
     /// Pruning may take every raw visit; visits written afterwards are still counted (SQLite
     /// would number them from 1 again, below the mark of what was counted).
     @Test func sqliteCountsVisitsWrittenAfterEverythingWasPruned() async throws {

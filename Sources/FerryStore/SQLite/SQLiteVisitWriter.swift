@@ -15,6 +15,10 @@ import VaporCSQLite
 /// and whenever one stops. Summing ten seconds of visits at once writes a link's counter rows
 /// once instead of once per batch. Unique visitors are written with their visits.
 ///
+/// The visits this writer stored since the last count are grouped in memory as they are
+/// written, the way counting groups them, so counting its own visits reads no raw visit; visits
+/// another process wrote (or stored before this one started) are grouped from the table.
+///
 /// The store's other connection (links read for cold requests, the API, installs) waits
 /// whenever this one holds the database, so nothing here holds it for long: visits are grouped
 /// into a temporary table under a read transaction, which blocks no one, and only adding the
@@ -29,6 +33,8 @@ final class SQLiteVisitWriter: @unchecked Sendable {
     private var database: OpaquePointer?
     private var statements: [String: OpaquePointer] = [:]
     private var countedAt = ContinuousClock.now
+    /// This writer's visits after `counted_through`, grouped; `nil` once anything else touched that range.
+    private var uncounted: Uncounted?
 
     /// Visits grouped and counted at once at most (a few hundred milliseconds of grouping, which
     /// blocks no one, and a write transaction as long as the groups it adds).
@@ -44,16 +50,26 @@ final class SQLiteVisitWriter: @unchecked Sendable {
     /// counts what is uncounted when `countEvery` has passed.
     func write(_ visits: [Visit], visitors: [VisitorKey]) async throws {
         let countDue = try await onThread {
+            // The groups are kept while they are all of what is uncounted; if storing fails,
+            // they are forgotten and counting reads the table.
+            var mine = self.uncounted.take()
             try self.transaction {
                 // Ids continue after the mark even when pruning took the newest rows, which
                 // SQLite would otherwise number again.
                 var id = try self.integer(Self.lastID)
-                for visit in visits {
-                    id += 1
-                    try self.execute(Self.insertVisit) { $0.bind(id); $0.bind(VisitRow(visit)) }
+                if mine?.through != id {
+                    mine = try self.integer(Self.countedThrough) == id ? Uncounted(from: id, through: id) : nil
                 }
+                for visit in visits {
+                    let row = VisitRow(visit)
+                    id += 1
+                    try self.execute(Self.insertVisit) { $0.bind(id); $0.bind(row) }
+                    mine?.groups[VisitGroup(row), default: 0] += 1
+                }
+                mine?.through = id
                 try self.addVisitors(visitors)
             }
+            self.uncounted = mine
             return ContinuousClock.now - self.countedAt >= self.countEvery
         }
         if countDue { try await countPending() }
@@ -215,8 +231,15 @@ final class SQLiteVisitWriter: @unchecked Sendable {
         countedAt = .now
         // Grouped under a read transaction: only the temporary table is written.
         let (counted, through, newest) = try readTransaction { () throws -> (Int64, Int64, Int64) in
-            let counted = try integer("SELECT counted_through FROM visit_counting")
+            let counted = try integer(Self.countedThrough)
             let newest = try integer("SELECT coalesce(max(id), 0) FROM visits")
+            defer { uncounted = nil }
+            if let mine = uncounted, mine.from == counted, mine.through <= newest {
+                for (group, visits) in mine.groups {
+                    try execute(Self.groupVisits.insert) { $0.bind(group); $0.bind(visits) }
+                }
+                return (counted, mine.through, newest)
+            }
             let through = min(newest, counted + Self.countChunk)
             if through > counted { try execute(Self.groupVisits.fill) { $0.bind(counted); $0.bind(through) } }
             return (counted, through, newest)
@@ -225,7 +248,7 @@ final class SQLiteVisitWriter: @unchecked Sendable {
         defer { _ = try? execute("DELETE FROM visit_groups") { _ in } }
         return try transaction {
             // Another process may have counted them meanwhile.
-            guard try integer("SELECT counted_through FROM visit_counting") == counted else { return true }
+            guard try integer(Self.countedThrough) == counted else { return true }
             try execute(Self.countHours) { _ in }
             try execute(Self.countDays) { _ in }
             try execute("UPDATE visit_counting SET counted_through = ?") { $0.bind(through) }
@@ -238,12 +261,15 @@ final class SQLiteVisitWriter: @unchecked Sendable {
     private static let insertVisit = "INSERT INTO visits (id, \(VisitRow.columns.joined(separator: ", "))) VALUES (?, "
         + Array(repeating: "?", count: VisitRow.columns.count).joined(separator: ", ") + ")"
 
+    private static let countedThrough = "SELECT counted_through FROM visit_counting"
+
     private static let lastID = "SELECT max(coalesce((SELECT max(id) FROM visits), 0), (SELECT counted_through FROM visit_counting))"
 
     /// The visits after `?1` up to `?2`, grouped by everything a counter keys on: visits of one link
     /// usually share all of it, so the counters below read one row per group, not per visit
     /// (and SQLite sorts the visits once).
-    static let groupVisits: (table: String, fill: String) = {
+    /// `VisitGroup` is the same grouping in memory, and `insert` adds one of those.
+    static let groupVisits: (table: String, fill: String, insert: String) = {
         let tags = ["ref", "campaign_tag", "channel", "utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content"]
         let columns = ["domain", "code", "hour", "campaign", "decision", "bot", "platform", "device", "in_app", "referrer_host", "country"] + tags
         let values = ["domain", "coalesce(code, '')", "CAST(at AS INTEGER) - CAST(at AS INTEGER) % 3600", "coalesce(campaign, '')", "decision",
@@ -251,7 +277,8 @@ final class SQLiteVisitWriter: @unchecked Sendable {
         return ("CREATE TEMP TABLE visit_groups (\(columns.joined(separator: ", ")), visits INTEGER)",
                 // The code first: visits are compared while sorting, and it tells them apart soonest.
                 "INSERT INTO visit_groups SELECT \(values.joined(separator: ", ")), count(*) FROM visits WHERE id > ?1 AND id <= ?2 "
-                    + "GROUP BY 2, 1, \((3...columns.count).map(String.init).joined(separator: ", "))")
+                    + "GROUP BY 2, 1, \((3...columns.count).map(String.init).joined(separator: ", "))",
+                "INSERT INTO visit_groups VALUES (" + Array(repeating: "?", count: columns.count + 1).joined(separator: ", ") + ")")
     }()
 
     /// The same sums as `VisitRollup` (the contract tests hold the two to each other): visits
@@ -324,6 +351,14 @@ private struct Binder {
         })
     }
 
+    /// In the order of `SQLiteVisitWriter.groupVisits`' columns.
+    mutating func bind(_ group: VisitGroup) {
+        bind(group.domain); bind(group.code); bind(group.hour); bind(group.campaign); bind(group.decision); bind(group.bot)
+        bind(group.platform); bind(group.device); bind(group.inApp); bind(group.referrerHost); bind(group.country)
+        bind(group.ref); bind(group.campaignTag); bind(group.channel); bind(group.utmSource); bind(group.utmMedium)
+        bind(group.utmCampaign); bind(group.utmTerm); bind(group.utmContent)
+    }
+
     mutating func bind(_ row: VisitRow) {
         bind(row.at); bind(row.domain); bind(row.code); bind(row.path); bind(row.platform); bind(row.os_version); bind(row.device)
         bind(row.browser); bind(row.in_app); bind(row.bot); bind(row.decision); bind(row.referrer_host); bind(row.ref); bind(row.campaign)
@@ -350,4 +385,58 @@ private struct LinkDay: Hashable {
     var day: Int64
     var domain: String
     var code: String
+}
+
+/// A writer's own visits after the count's mark: ids `from + 1 … through`, grouped.
+private struct Uncounted {
+    var from: Int64
+    var through: Int64
+    var groups: [VisitGroup: Int64] = [:]
+}
+
+/// What counting groups visits by (`SQLiteVisitWriter.groupVisits`), in its column order: the
+/// values that statement computes from a row, for a row not read back from the table.
+struct VisitGroup: Hashable {
+    var domain: String
+    var code: String
+    var hour: Int64
+    var campaign: String
+    var decision: String
+    var bot: String
+    var platform: String
+    var device: String
+    var inApp: String?
+    var referrerHost: String?
+    var country: String?
+    var ref: String?
+    var campaignTag: String?
+    var channel: String?
+    var utmSource: String?
+    var utmMedium: String?
+    var utmCampaign: String?
+    var utmTerm: String?
+    var utmContent: String?
+
+    init(_ row: VisitRow) {
+        let seconds = Int64(row.at)  // SQLite's CAST(at AS INTEGER) truncates likewise
+        domain = row.domain
+        code = row.code ?? ""
+        hour = seconds - seconds % 3600
+        campaign = row.campaign ?? ""
+        decision = row.decision
+        bot = row.bot
+        platform = row.platform
+        device = row.device
+        inApp = row.in_app
+        referrerHost = row.referrer_host
+        country = row.country
+        ref = row.ref
+        campaignTag = row.campaign_tag
+        channel = row.channel
+        utmSource = row.utm_source
+        utmMedium = row.utm_medium
+        utmCampaign = row.utm_campaign
+        utmTerm = row.utm_term
+        utmContent = row.utm_content
+    }
 }
