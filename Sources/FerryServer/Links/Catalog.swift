@@ -22,6 +22,8 @@ struct WarmHost {
     let host: String
     let domain: Domain
     let entry: AppCatalogEntry
+    /// The domain's number among the catalog's link keys.
+    let linkDomain: Int
     let expires: Date
     /// The catalog's generation when this was read: any invalidation makes it stale.
     let generation: Int
@@ -42,6 +44,13 @@ public final class Catalog<Store: LinkStore>: Sendable {
     private struct Cached<Value: Sendable>: Sendable {
         var value: Value?
         var expires: Date
+    }
+
+    /// A link's place in the cache: its domain by number (``domainNumber(_:)``), so that finding
+    /// a link hashes its short code and copies no string every click shares.
+    private struct LinkKey: Hashable, Sendable {
+        var domain: Int
+        var code: String
     }
 
     private struct CachedLink: Sendable {
@@ -79,7 +88,9 @@ public final class Catalog<Store: LinkStore>: Sendable {
 
     public let store: Store
     private let hosts = NIOLockedValueBox(Hosts())
-    private let linkShards = (0..<16).map { _ in NIOLockedValueBox([String: CachedLink]()) }
+    private let linkShards = (0..<16).map { _ in NIOLockedValueBox([LinkKey: CachedLink]()) }
+    /// Link domains numbered as they are first cached (there are few, and numbers are never reused).
+    private let domainNumbers = NIOLockedValueBox([String: Int]())
     /// Bumped whenever a domain or app entry changes, so per-thread memories of a host go stale.
     private let generation = ManagedAtomic(0)
     /// How long "no such domain" or "no such code" is remembered, so a flood of unknown codes
@@ -136,7 +147,7 @@ public final class Catalog<Store: LinkStore>: Sendable {
 
     /// The compiled link, compiled against `app` (the entry the caller got from ``app(id:now:)``).
     public func link(domain: String, code: String, app: AppEntry, now: Date = Date()) async throws(StoreError) -> CompiledLink? {
-        let key = domain + "/" + code
+        let key = LinkKey(domain: domainNumber(domain), code: code)
         if case .known(let compiled) = cachedLink(key: key, app: app, now: now) { return compiled }
         let compiled: CompiledLink?
         do {
@@ -178,7 +189,7 @@ public final class Catalog<Store: LinkStore>: Sendable {
     public func warm(host: String, code: String?, now: Date = Date()) -> (domain: Domain, entry: AppEntry, link: CompiledLink?)? {
         guard let known = warmHost(host, now: now) else { return nil }
         guard let code else { return (known.domain, known.entry, nil) }
-        guard case .known(let link) = cachedLink(key: known.domain.host + "/" + code, app: known.entry, now: now) else { return nil }
+        guard case .known(let link) = cachedLink(key: LinkKey(domain: known.linkDomain, code: code), app: known.entry, now: now) else { return nil }
         return (known.domain, known.entry, link)
     }
 
@@ -192,7 +203,7 @@ public final class Catalog<Store: LinkStore>: Sendable {
         let found = hosts.withLockedValue { hosts -> WarmHost? in
             guard let cachedDomain = hosts.domains[host], cachedDomain.expires > now, let domain = cachedDomain.value,
                   case .known(let entry?) = hosts.app(id: domain.appID, now: now, lifetime: lifetime) else { return nil }
-            return WarmHost(catalog: ObjectIdentifier(self), host: host, domain: domain, entry: entry,
+            return WarmHost(catalog: ObjectIdentifier(self), host: host, domain: domain, entry: entry, linkDomain: domainNumber(domain.host),
                             expires: min(cachedDomain.expires, entry.generatedAt + lifetime), generation: current)
         }
         if let found { scratch.host = found }
@@ -200,18 +211,26 @@ public final class Catalog<Store: LinkStore>: Sendable {
     }
 
     /// A cached link counts only if it was compiled against this generation of its app.
-    private func cachedLink(key: String, app: AppEntry, now: Date) -> Lookup<CompiledLink> {
+    private func cachedLink(key: LinkKey, app: AppEntry, now: Date) -> Lookup<CompiledLink> {
         guard let cached = shard(key).withLockedValue({ $0[key] }), cached.expires > now,
               cached.value == nil || cached.appGeneration == app.generatedAt else { return .unknown }
         return .known(cached.value)
     }
 
-    private func shard(_ key: String) -> NIOLockedValueBox<[String: CachedLink]> {
+    private func shard(_ key: LinkKey) -> NIOLockedValueBox<[LinkKey: CachedLink]> {
         linkShards[Int(UInt(bitPattern: key.hashValue) % UInt(linkShards.count))]
     }
 
+    private func domainNumber(_ host: String) -> Int {
+        domainNumbers.withLockedValue { numbers in
+            if let number = numbers[host] { return number }
+            numbers[host] = numbers.count
+            return numbers.count - 1
+        }
+    }
+
     public func invalidateLink(domain: String, code: String) {
-        let key = domain.lowercased() + "/" + code
+        let key = LinkKey(domain: domainNumber(domain.lowercased()), code: code)
         _ = shard(key).withLockedValue { $0.removeValue(forKey: key) }
     }
 
@@ -226,9 +245,9 @@ public final class Catalog<Store: LinkStore>: Sendable {
 
     /// Forgets every link of a domain (after the domain changed or went away).
     public func invalidateLinks(domain: String) {
-        let prefix = domain.lowercased() + "/"
+        let number = domainNumber(domain.lowercased())
         for shard in linkShards {
-            shard.withLockedValue { links in links = links.filter { !$0.key.hasPrefix(prefix) } }
+            shard.withLockedValue { links in links = links.filter { $0.key.domain != number } }
         }
     }
 
