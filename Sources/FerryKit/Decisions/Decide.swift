@@ -21,9 +21,8 @@ public func decide(link: Link?, app: App, visitor: Visitor, request: LinkRequest
 public func decide(_ compiled: CompiledLink?, visitor: Visitor, request: LinkRequest) -> Decision {
     guard let compiled else { return .notFound }
     let click = Click(compiled: compiled, request: request)
-    let link = compiled.link
-    guard link.isLive(at: request.now) else {
-        if let expiredURL = link.expiredURL { return .redirect(expiredURL.absoluteString, .expiredFallback) }
+    guard compiled.link.isLive(at: request.now) else {
+        if let expiredURL = compiled.link.expiredURL { return .redirect(expiredURL.absoluteString, .expiredFallback) }
         return .gone(click.page(for: visitor, openInApp: nil, storeURL: nil))
     }
     switch visitor.bot {
@@ -59,8 +58,6 @@ struct Click {
     let compiled: CompiledLink
     let request: LinkRequest
 
-    var link: Link { compiled.link }
-
     /// The link as requested, on `host`, Ferry's own query parameters removed.
     func url(on host: String, extra: [LinkRequest.QueryItem] = []) -> String {
         var text = "https://" + host + URLBuilder.encodePath(request.path)
@@ -79,9 +76,9 @@ struct Click {
     func appleDecision(for visitor: Visitor) -> Decision {
         guard compiled.app.ios != nil else { return .redirect(compiled.iosWebURL, .web) }
         let storeURL = compiled.appStoreURL
-        let toStore = (link.ios.whenAppMissing ?? .store) == .store && storeURL != nil
+        let toStore = (compiled.link.ios.whenAppMissing ?? .store) == .store && storeURL != nil
         let direct: Decision = toStore ? .redirect(storeURL!, .appStore) : .redirect(compiled.iosWebURL, .web)
-        switch link.previewPage {
+        switch compiled.link.previewPage {
         case .never: return direct
         case .always: break
         case .auto: if visitor.inAppHost == nil, !toStore { return direct }
@@ -91,15 +88,16 @@ struct Click {
 
     func androidDecision(for visitor: Visitor) -> Decision {
         guard let android = compiled.app.android else { return .redirect(compiled.androidWebURL, .web) }
-        let listing = StoreLinks.choose(for: android, visitor: visitor, link: link)
-        let toStore = (link.android.whenAppMissing ?? .store) == .store
+        let listing = StoreLinks.choose(for: android, visitor: visitor, link: compiled.link)
+        let toStore = (compiled.link.android.whenAppMissing ?? .store) == .store
         let referrer = StoreLinks.installReferrer(token: request.deferredToken, tags: compiled.referrerTags)
         let storeURL = StoreLinks.android(android, listing: listing, referrer: referrer)
         let fallback = toStore ? storeURL : compiled.androidWebURL
         let inApp = visitor.inAppHost != nil
         let intent = StoreLinks.intent(hostAndPath: request.host + URLBuilder.encodePath(request.path), query: request.passThroughQuery,
                                        package: android.packageName, fallback: fallback)
-        if link.previewPage == .always || (link.previewPage == .auto && inApp) {
+        let previewPage = compiled.link.previewPage
+        if previewPage == .always || (previewPage == .auto && inApp) {
             return .previewPage(page(for: visitor, openInApp: intent, storeURL: storeURL))
         }
         // In-app browsers don't follow intent redirects without a tap.

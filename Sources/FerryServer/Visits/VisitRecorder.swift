@@ -81,17 +81,20 @@ public final class VisitRecorder<Store: LinkStore>: Service, Sendable {
     /// Queues a visit, and the deferred intent it left, without waiting. `false` when the queue
     /// was full and both were dropped.
     @discardableResult
-    public func record(_ visit: Visit, intent: DeferredIntent? = nil) -> Bool {
+    public func record(_ visit: consuming Visit, intent: consuming DeferredIntent? = nil) -> Bool {
         let shard = shards[ThreadScratch.current.number % shards.count]
+        // Moved into the queue rather than copied (a copy retains every string of the visit).
+        var visit = Optional(visit)
+        let leftIntent = intent != nil
         let (accepted, full) = shard.withLockedValue { shard -> (Bool, Bool) in
             guard shard.buffer.count < shardCapacity else {
                 shard.dropped += 1
                 return (false, false)
             }
-            shard.buffer.append(visit)
-            if let intent { shard.intents.append(intent) }
+            shard.buffer.append(visit.take()!)
+            if let intent = intent.take() { shard.intents.append(intent) }
             shard.queued += 1
-            return (true, shard.buffer.count == batchSize || intent != nil)
+            return (true, shard.buffer.count == batchSize || leftIntent)
         }
         if full { ring() }
         return accepted
@@ -157,7 +160,9 @@ public final class VisitRecorder<Store: LinkStore>: Service, Sendable {
     /// reported for those intents.
     private func writePending(all: Bool, visits takeVisits: Bool = true) async {
         repeat {
-            var taken: [Visit] = []
+            // Each shard's visits are written as they are taken (a batch is split only when
+            // larger than `batchSize`): copying them into one array would retain every string.
+            var batches: [[Visit]] = []
             var intents: [DeferredIntent] = []
             var updates: [SignalsUpdate] = []
             for shard in shards {
@@ -170,17 +175,20 @@ public final class VisitRecorder<Store: LinkStore>: Service, Sendable {
                     defer { shard.intents = []; shard.updates = [] }
                     return (emptied, shard.intents, shard.updates)
                 }
-                taken += visits
+                if visits.count <= batchSize {
+                    if !visits.isEmpty { batches.append(visits) }
+                } else {
+                    batches += stride(from: 0, to: visits.count, by: batchSize).map { Array(visits[$0..<min(visits.count, $0 + batchSize)]) }
+                }
                 intents += newIntents
                 updates += newUpdates
             }
             await writeIntents(intents, updates: updates)
-            guard !taken.isEmpty else { return }
-            for start in stride(from: 0, to: taken.count, by: batchSize) {
-                let batch = Array(taken[start..<min(taken.count, start + batchSize)])
+            guard !batches.isEmpty else { return }
+            for (index, batch) in batches.enumerated() {
                 guard await write(batch, giveUp: !all) else {
                     // Put the rest back in front and try again on the next round.
-                    shards[0].withLockedValue { $0.buffer.insert(contentsOf: taken[start...], at: 0) }
+                    shards[0].withLockedValue { $0.buffer.insert(contentsOf: batches[index...].joined(), at: 0) }
                     return
                 }
             }
