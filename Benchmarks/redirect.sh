@@ -6,7 +6,9 @@
 # link requests and be no fewer than the responses wrk received.
 #
 # The two servers are measured in turns (Ferry, bare, Ferry, bare, …) and the median of the
-# rounds is reported, so a slow moment of this shared machine does not decide the ratio.
+# rounds is reported, so a slow moment of this shared machine does not decide the ratio. The
+# ratio of each Ferry round to the bare round right after it is reported too, with its median:
+# when the machine's speed drifts during the run, rounds next to each other compare fairest.
 #
 # Usage: Benchmarks/redirect.sh [seconds] [connections] [rounds]   (defaults: 10 s, 32 connections, 3 rounds)
 #
@@ -104,6 +106,8 @@ for label in bare ferry; do
 done
 ferry_median=$(each ferry rps | median); bare_median=$(each bare rps | median)
 awk -v f="$ferry_median" -v b="$bare_median" 'BEGIN { printf "ratio ferry / bare (medians): %.2f (goal >= 0.85)\n", f / b }'
+pairs=$(paste <(each ferry rps) <(each bare rps) | awk '{ printf "%.2f\n", $1 / $2 }')
+echo "ratio per round (each Ferry round / the bare round after it): $(echo "$pairs" | tr '\n' ' ')-> median $(echo "$pairs" | median)"
 awk -v p="$(each ferry p 99% | median)" 'BEGIN { printf "ferry p99: %.2f ms (goal < 3 ms)\n", p / 1000 }'
 wrk_all=$(total ferry-warm)
 for round in $(seq 1 "$rounds"); do wrk_all=$((wrk_all + $(total "ferry-$round"))); done
