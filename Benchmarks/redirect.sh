@@ -9,6 +9,7 @@
 # rounds is reported, so a slow moment of this shared machine does not decide the ratio. The
 # ratio of each Ferry round to the bare round right after it is reported too, with its median:
 # when the machine's speed drifts during the run, rounds next to each other compare fairest.
+# CPU time per request, by kind of thread (from /proc), shows where each server spends it.
 #
 # Usage: Benchmarks/redirect.sh [seconds] [connections] [rounds]   (defaults: 10 s, 32 connections, 3 rounds)
 #
@@ -59,8 +60,23 @@ wait_ready() {
   echo "server on port $1 did not start" >&2; exit 1
 }
 
-measure() {  # port label → wrk's summary in $work/$label.txt
-  wrk -t1 -c"$connections" -d"${seconds}s" --latency -s "$work/clicks.lua" "http://127.0.0.1:$1" > "$work/$2.txt"
+# CPU time (clock ticks) of a process's threads by kind: event loops, Swift tasks, the SQLite
+# visit writer, other.
+threads() {
+  for task in /proc/"$1"/task/*; do
+    stat=$(cat "$task/stat" 2>/dev/null) || continue
+    fields=(${stat##*) })
+    case $(cat "$task/comm" 2>/dev/null) in
+      NIO-SGLTN-*) kind="event-loops" ;; TP-#*) kind="visit-writer" ;; *qos*) kind="swift-tasks" ;; *) kind="other" ;;
+    esac
+    echo "$kind $((fields[11] + fields[12]))"
+  done | awk '{ ticks[$1] += $2 } END { for (kind in ticks) print kind, ticks[kind] }'
+}
+
+measure() {  # port pid label → wrk's summary in $work/$label.txt, CPU by thread kind in $work/$label.cpu
+  threads "$2" > "$work/$3.cpu0"
+  wrk -t1 -c"$connections" -d"${seconds}s" --latency -s "$work/clicks.lua" "http://127.0.0.1:$1" > "$work/$3.txt"
+  threads "$2" | sort | join <(sort "$work/$3.cpu0") - | awk '{ print $1, $3 - $2 }' > "$work/$3.cpu"
 }
 
 # Both servers up; the idle one costs nothing.
@@ -79,8 +95,8 @@ wait_ready "$bare_port"
 wrk -t1 -c"$connections" -d3s -s "$work/clicks.lua" "http://127.0.0.1:$port" > "$work/ferry-warm.txt"
 wrk -t1 -c"$connections" -d3s -s "$work/clicks.lua" "http://127.0.0.1:$bare_port" > /dev/null
 for round in $(seq 1 "$rounds"); do
-  measure "$port" "ferry-$round"
-  measure "$bare_port" "bare-$round"
+  measure "$port" "$ferry_pid" "ferry-$round"
+  measure "$bare_port" "$bare_pid" "bare-$round"
 done
 answered=$(curl -s "http://127.0.0.1:$port/metrics" | awk '/^ferry_decisions_total/ { sum += $2 } END { print sum }')
 kill -TERM "$ferry_pid"; wait "$ferry_pid"; ferry_exit=$?
@@ -109,6 +125,15 @@ awk -v f="$ferry_median" -v b="$bare_median" 'BEGIN { printf "ratio ferry / bare
 pairs=$(paste <(each ferry rps) <(each bare rps) | awk '{ printf "%.2f\n", $1 / $2 }')
 echo "ratio per round (each Ferry round / the bare round after it): $(echo "$pairs" | tr '\n' ' ')-> median $(echo "$pairs" | median)"
 awk -v p="$(each ferry p 99% | median)" 'BEGIN { printf "ferry p99: %.2f ms (goal < 3 ms)\n", p / 1000 }'
+ticks=$(getconf CLK_TCK)
+for label in bare ferry; do
+  requests=0; for round in $(seq 1 "$rounds"); do requests=$((requests + $(total "$label-$round"))); done
+  cat "$work/$label"-[0-9]*.cpu | awk -v n="$requests" -v hz="$ticks" -v who="$label" '
+    { ticks[$1] += $2; all += $2 }
+    END { printf "CPU per request, %s (µs): %.1f —", who, all / hz / n * 1e6
+          split("event-loops swift-tasks visit-writer other", kinds, " ")
+          for (i = 1; i <= 4; i++) if (ticks[kinds[i]] > 0) printf " %s %.1f", kinds[i], ticks[kinds[i]] / hz / n * 1e6; print "" }'
+done
 wrk_all=$(total ferry-warm)
 for round in $(seq 1 "$rounds"); do wrk_all=$((wrk_all + $(total "ferry-$round"))); done
 echo "ferry answered $answered link requests (its metrics, warm-up included); $visits visits in the database after SIGTERM (exit $ferry_exit)"
