@@ -229,8 +229,14 @@ public final class Catalog<Store: LinkStore>: Sendable {
         }
     }
 
+    /// The number of a domain whose links may be cached; `nil` when none ever was.
+    private func existingDomainNumber(_ host: String) -> Int? {
+        domainNumbers.withLockedValue { $0[host.lowercased()] }
+    }
+
     public func invalidateLink(domain: String, code: String) {
-        let key = LinkKey(domain: domainNumber(domain.lowercased()), code: code)
+        guard let number = existingDomainNumber(domain) else { return }
+        let key = LinkKey(domain: number, code: code)
         _ = shard(key).withLockedValue { $0.removeValue(forKey: key) }
     }
 
@@ -245,7 +251,7 @@ public final class Catalog<Store: LinkStore>: Sendable {
 
     /// Forgets every link of a domain (after the domain changed or went away).
     public func invalidateLinks(domain: String) {
-        let number = domainNumber(domain.lowercased())
+        guard let number = existingDomainNumber(domain) else { return }
         for shard in linkShards {
             shard.withLockedValue { links in links = links.filter { $0.key.domain != number } }
         }
