@@ -234,7 +234,8 @@ final class SQLiteVisitWriter: @unchecked Sendable {
             let counted = try integer(Self.countedThrough)
             let newest = try integer("SELECT coalesce(max(id), 0) FROM visits")
             defer { uncounted = nil }
-            if let mine = uncounted, mine.from == counted, mine.through <= newest {
+            // (Groups of no visit leave whatever another process wrote to the table's grouping.)
+            if let mine = uncounted, mine.from == counted, mine.through > counted, mine.through <= newest {
                 for (group, visits) in mine.groups {
                     try execute(Self.groupVisits.insert) { $0.bind(group); $0.bind(visits) }
                 }
