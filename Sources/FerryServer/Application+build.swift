@@ -68,7 +68,10 @@ public struct FerryServices<Store: LinkStore>: Sendable {
         // Nodes sharing a database re-read cached entries sooner: a missed notification
         // cannot leave one stale for long.
         catalog = Catalog(store: store, lifetime: settings.cacheLifetime ?? (store is any SharedStore ? 15 : 60))
-        self.recorder = recorder ?? VisitRecorder(store: store, logger: logger)
+        // A write given up on must not be able to commit afterwards: PostgreSQL ends each of its
+        // few statements within the statement timeout.
+        let writeDeadline = (store as? PostgresStore).map { max(.seconds(30), $0.statementTimeout * 4) } ?? .seconds(30)
+        self.recorder = recorder ?? VisitRecorder(store: store, writeDeadline: writeDeadline, logger: logger)
         self.webhooks = webhooks ?? WebhookDispatcher(store: store, logger: logger)
         metrics = ServerMetrics()
         sdkLimiter = RateLimiter(

@@ -16,8 +16,16 @@ public actor MemoryStore: LinkStore {
     private var outbox: [String: WebhookDelivery] = [:]
     private var eventCounters: [EventCountKey: Int] = [:]
     private var sequence = 0
+    private var writesToStall = 0
+    private var stalledWrites: [CheckedContinuation<Void, Never>] = []
 
     public init() {}
+
+    /// For tests: the next `count` visit writes never finish and store nothing, like writes on
+    /// a database connection that vanished mid-query (until the store is closed).
+    public func stallVisitWrites(_ count: Int) {
+        writesToStall = count
+    }
 
     public func app(id: String) -> App? { appsByID[id] }
 
@@ -114,7 +122,11 @@ public actor MemoryStore: LinkStore {
         keys[id] = key
     }
 
-    public func record(_ visits: [Visit]) {
+    public func record(_ visits: [Visit]) async {
+        if writesToStall > 0 {
+            writesToStall -= 1
+            return await withCheckedContinuation { stalledWrites.append($0) }
+        }
         self.visits += visits
         for visit in visits { counters.add(visit) }
     }
@@ -256,7 +268,10 @@ public actor MemoryStore: LinkStore {
         Array(outbox.values.filter { $0.webhookID == webhookID }.sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }.prefix(limit))
     }
 
-    public func close() {}
+    public func close() {
+        for write in stalledWrites { write.resume() }
+        stalledWrites = []
+    }
 
     private static func key(_ domain: String, _ code: String) -> String { "\(domain.lowercased())/\(code)" }
 }

@@ -40,8 +40,9 @@ struct OutageTests {
 
     @Test func cachedLinksAreServedWhilePostgreSQLIsAwayAndNoVisitIsLost() async throws {
         let database = try await PostgresStore.createDatabase(named: "ferry_outage", besides: try #require(outageURL))
-        // Cached entries expire after a second, so the outage outlasts them.
-        let server = try await live.start(database: database, environment: ["FERRY_CACHE_SECONDS": "1"])
+        // Cached entries expire after a second, so the outage outlasts them; a visit write that
+        // the outage left hanging is given up on after 30 s (4 × the statement timeout, at least 30 s).
+        let server = try await live.start(database: database, environment: ["FERRY_CACHE_SECONDS": "1", "FERRY_DATABASE_TIMEOUT": "5"])
         let warmed = [await status(server, "/hello"), await status(server, "/sale")]
         #expect(warmed == [302, 302])
 

@@ -70,7 +70,15 @@ import FoundationNetworking
         for _ in 0..<300 where server.process.isRunning {
             try? await Task.sleep(for: .milliseconds(100))
         }
-        if server.process.isRunning { server.process.terminate() }
+        if server.process.isRunning {
+            // It did not stop within 30 s: fail with what it said rather than hang the run.
+            kill(server.process.processIdentifier, SIGKILL)
+            server.process.waitUntilExit()
+            try? server.output.fileHandleForWriting.close()
+            let said = String(decoding: server.output.fileHandleForReading.readDataToEndOfFile().suffix(20_000), as: UTF8.self)
+            Issue.record("the server did not stop within 30 s of SIGTERM; its output:\n\(said)")
+            return -1
+        }
         server.process.waitUntilExit()
         return server.process.terminationStatus
     }

@@ -46,6 +46,20 @@ import Testing
         await recorder.flush()
         #expect(try await store.visitCount() == 2)
     }
+
+    /// A write that never finishes (a connection that vanished mid-query, seen with PostgreSQL
+    /// stopped under load) is given up on at the deadline and tried again: no visit is lost, and
+    /// a graceful stop does not wait for ever.
+    @Test(.timeLimit(.minutes(1))) func aWriteThatNeverFinishesIsGivenUpOnAndTriedAgain() async throws {
+        let store = MemoryStore()
+        await store.stallVisitWrites(1)
+        let recorder = VisitRecorder(store: store, writeDeadline: .milliseconds(300))
+        for _ in 0..<5 { recorder.record(Self.visit) }
+        await recorder.flush()
+        #expect(try await store.visitCount() == 5)
+        #expect(recorder.counts == .init(queued: 5, written: 5, dropped: 0, pending: 0))
+        await store.close()
+    }
 }
 
 /// The doorbell of the recorder's and the dispatcher's loops: a wake-up is never lost, which

@@ -56,6 +56,7 @@ public final class VisitRecorder<Store: LinkStore>: Service, Sendable {
     private let shardCapacity: Int
     private let batchSize: Int
     private let interval: Duration
+    private let writeDeadline: Duration
     private let logger: Logger
     private let shards: [NIOLockedValueBox<Shard>]
     private let writer = NIOLockedValueBox(Writer())
@@ -68,12 +69,19 @@ public final class VisitRecorder<Store: LinkStore>: Service, Sendable {
     ///     the fewer counter rows per visit); a shard reaching it wakes the writer early.
     ///   - interval: the longest a visit waits to be written. Deferred intents do not wait:
     ///     an install may follow its click within seconds, so queuing one wakes the writer.
+    ///   - writeDeadline: a write not finished by then is given up and tried again. A database
+    ///     connection that vanished mid-write (PostgreSQL stopped under load) may never answer,
+    ///     which would otherwise hold every queued visit, and a graceful stop, for ever. Keep
+    ///     it well above the longest a store may take to commit (PostgreSQL's statement timeout
+    ///     ends a slower write first), or a write given up on may still commit and be written twice.
     public init(store: Store, capacity: Int = 200_000, batchSize: Int = 10_000, interval: Duration = .seconds(1),
+                writeDeadline: Duration = .seconds(30),
                 shards: Int = max(2, System.coreCount), logger: Logger = Logger(label: "ferry.visits")) {
         self.store = store
         self.shardCapacity = max(1, capacity / max(1, shards))
         self.batchSize = batchSize
         self.interval = interval
+        self.writeDeadline = writeDeadline
         self.logger = logger
         self.shards = (0..<max(1, shards)).map { _ in NIOLockedValueBox(Shard()) }
     }
@@ -199,9 +207,11 @@ public final class VisitRecorder<Store: LinkStore>: Service, Sendable {
     private func writeIntents(_ intents: [DeferredIntent], updates: [SignalsUpdate]) async {
         for attempt in 1...3 {
             do {
-                try await store.insert(intents)
-                for update in updates {
-                    try await store.updateSignals(token: update.token, screen: update.screen, timeZone: update.timeZone, languages: update.languages)
+                try await withTimeout(writeDeadline) { [store] in
+                    try await store.insert(intents)
+                    for update in updates {
+                        try await store.updateSignals(token: update.token, screen: update.screen, timeZone: update.timeZone, languages: update.languages)
+                    }
                 }
                 return
             } catch {
@@ -218,7 +228,7 @@ public final class VisitRecorder<Store: LinkStore>: Service, Sendable {
         var attempt = 0
         while true {
             do {
-                try await store.record(batch)
+                try await withTimeout(writeDeadline) { [store] in try await store.record(batch) }
                 writer.withLockedValue { $0.written += batch.count }
                 return true
             } catch {

@@ -28,12 +28,15 @@ public final class PostgresStore: SharedStore {
     }
 
     let client: PostgresClient
+    /// Longest a statement may run before PostgreSQL cancels it.
+    public let statementTimeout: Duration
     private let runner: Task<Void, Never>
     let seenVisitors = SeenVisitors()
     let logger: Logger
 
-    private init(client: PostgresClient, logger: Logger) {
+    private init(client: PostgresClient, statementTimeout: Duration, logger: Logger) {
         self.client = client
+        self.statementTimeout = statementTimeout
         self.logger = logger
         runner = Task { await client.run() }
     }
@@ -43,7 +46,8 @@ public final class PostgresStore: SharedStore {
     /// applied, one node at a time.
     public static func open(url: String, settings: Settings = Settings(), logger: Logger = Logger(label: "ferry.postgres")) async throws(StoreError) -> PostgresStore {
         let configuration = try Self.configuration(url: url, settings: settings)
-        let store = PostgresStore(client: PostgresClient(configuration: configuration, backgroundLogger: logger), logger: logger)
+        let store = PostgresStore(client: PostgresClient(configuration: configuration, backgroundLogger: logger),
+                                  statementTimeout: settings.statementTimeout, logger: logger)
         // Let the pool's run task start before the first query asks it for a connection.
         for _ in 0..<20 { await Task.yield() }
         do {
@@ -55,9 +59,16 @@ public final class PostgresStore: SharedStore {
         return store
     }
 
+    /// Closes the pool. A connection whose call never finished (the server vanished mid-query)
+    /// would keep the pool open for ever, so this waits 10 seconds at most.
     public func close() async {
         runner.cancel()
-        _ = await runner.value
+        let runner = runner
+        do {
+            try await withTimeout(.seconds(10)) { await runner.value }
+        } catch {
+            logger.warning("closing the PostgreSQL pool: \(error); leaving it")
+        }
     }
 
     static func isPostgresURL(_ text: String) -> Bool {
