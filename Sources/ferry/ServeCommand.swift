@@ -16,7 +16,7 @@ struct StoreOptions: ParsableArguments {
     @Option(help: "PostgreSQL connections per node. Environment: FERRY_DATABASE_POOL_SIZE. Default: 20.")
     var databasePoolSize: Int?
 
-    @Option(help: "Seconds a PostgreSQL statement may run. Environment: FERRY_DATABASE_TIMEOUT. Default: 10.")
+    @Option(help: "Seconds a PostgreSQL statement may run (a visit write is retried after 4 × this, at least 30 s). Environment: FERRY_DATABASE_TIMEOUT. Default: 10.")
     var databaseTimeout: Int?
 
     private var reader: ConfigReader {
