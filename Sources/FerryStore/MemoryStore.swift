@@ -21,8 +21,8 @@ public actor MemoryStore: LinkStore {
 
     public init() {}
 
-    /// For tests: the next `count` visit writes never finish and store nothing, like writes on
-    /// a database connection that vanished mid-query (until the store is closed).
+    /// For tests: the next `count` visit writes never return and store nothing (until the
+    /// store is closed), like the PostgreSQL write an outage once left hanging.
     public func stallVisitWrites(_ count: Int) {
         writesToStall = count
     }

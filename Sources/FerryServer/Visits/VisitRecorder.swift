@@ -70,8 +70,8 @@ public final class VisitRecorder<Store: LinkStore>: Service, Sendable {
     ///   - interval: the longest a visit waits to be written. Deferred intents do not wait:
     ///     an install may follow its click within seconds, so queuing one wakes the writer.
     ///   - writeDeadline: a write not finished by then is given up and tried again. A database
-    ///     connection that vanished mid-write (PostgreSQL stopped under load) may never answer,
-    ///     which would otherwise hold every queued visit, and a graceful stop, for ever. Keep
+    ///     call may never return (seen once with PostgreSQL stopped under load), which would
+    ///     otherwise hold every queued visit, and a graceful stop, for ever. Keep
     ///     it well above the longest a store may take to commit (PostgreSQL's statement timeout
     ///     ends a slower write first), or a write given up on may still commit and be written twice.
     public init(store: Store, capacity: Int = 200_000, batchSize: Int = 10_000, interval: Duration = .seconds(1),
