@@ -4,7 +4,7 @@ import FerryKit
 /// A visit as the `visits` table holds it, one property per column (the names are the
 /// columns'), so that SQLite's binds, PostgreSQL's `jsonb_to_recordset` and `ferry store copy`
 /// agree on one shape.
-struct VisitRow: Codable, Sendable {
+struct VisitRow: Codable, Sendable, Hashable {
     static let columns = ["at", "domain", "code", "path", "platform", "os_version", "device", "browser", "in_app", "bot", "decision",
                           "referrer_host", "ref", "campaign", "channel", "utm_source", "utm_medium", "utm_campaign", "utm_term",
                           "utm_content", "campaign_tag", "country", "ip_hash"]

@@ -64,7 +64,7 @@ final class SQLiteVisitWriter: @unchecked Sendable {
                     let row = VisitRow(visit)
                     id += 1
                     try self.execute(Self.insertVisit) { $0.bind(id); $0.bind(row) }
-                    mine?.groups[VisitGroup(row), default: 0] += 1
+                    mine?.groups[row.countingKey, default: 0] += 1
                 }
                 mine?.through = id
                 try self.addVisitors(visitors)
@@ -269,7 +269,8 @@ final class SQLiteVisitWriter: @unchecked Sendable {
     /// The visits after `?1` up to `?2`, grouped by everything a counter keys on: visits of one link
     /// usually share all of it, so the counters below read one row per group, not per visit
     /// (and SQLite sorts the visits once).
-    /// `VisitGroup` is the same grouping in memory, and `insert` adds one of those.
+    /// `insert` adds one row grouped in memory (``VisitRow/countingKey``) with its number of
+    /// visits, through the same expressions.
     static let groupVisits: (table: String, fill: String, insert: String) = {
         let tags = ["ref", "campaign_tag", "channel", "utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content"]
         let columns = ["domain", "code", "hour", "campaign", "decision", "bot", "platform", "device", "in_app", "referrer_host", "country"] + tags
@@ -279,7 +280,8 @@ final class SQLiteVisitWriter: @unchecked Sendable {
                 // The code first: visits are compared while sorting, and it tells them apart soonest.
                 "INSERT INTO visit_groups SELECT \(values.joined(separator: ", ")), count(*) FROM visits WHERE id > ?1 AND id <= ?2 "
                     + "GROUP BY 2, 1, \((3...columns.count).map(String.init).joined(separator: ", "))",
-                "INSERT INTO visit_groups VALUES (" + Array(repeating: "?", count: columns.count + 1).joined(separator: ", ") + ")")
+                "INSERT INTO visit_groups SELECT \(values.joined(separator: ", ")), ?\(VisitRow.columns.count + 1) FROM (SELECT "
+                    + VisitRow.columns.enumerated().map { "?\($0.offset + 1) AS \($0.element)" }.joined(separator: ", ") + ")")
     }()
 
     /// The same sums as `VisitRollup` (the contract tests hold the two to each other): visits
@@ -352,14 +354,6 @@ private struct Binder {
         })
     }
 
-    /// In the order of `SQLiteVisitWriter.groupVisits`' columns.
-    mutating func bind(_ group: VisitGroup) {
-        bind(group.domain); bind(group.code); bind(group.hour); bind(group.campaign); bind(group.decision); bind(group.bot)
-        bind(group.platform); bind(group.device); bind(group.inApp); bind(group.referrerHost); bind(group.country)
-        bind(group.ref); bind(group.campaignTag); bind(group.channel); bind(group.utmSource); bind(group.utmMedium)
-        bind(group.utmCampaign); bind(group.utmTerm); bind(group.utmContent)
-    }
-
     mutating func bind(_ row: VisitRow) {
         bind(row.at); bind(row.domain); bind(row.code); bind(row.path); bind(row.platform); bind(row.os_version); bind(row.device)
         bind(row.browser); bind(row.in_app); bind(row.bot); bind(row.decision); bind(row.referrer_host); bind(row.ref); bind(row.campaign)
@@ -392,52 +386,21 @@ private struct LinkDay: Hashable {
 private struct Uncounted {
     var from: Int64
     var through: Int64
-    var groups: [VisitGroup: Int64] = [:]
+    /// Visits per row as counting groups them (``VisitRow/countingKey``).
+    var groups: [VisitRow: Int64] = [:]
 }
 
-/// What counting groups visits by (`SQLiteVisitWriter.groupVisits`), in its column order: the
-/// values that statement computes from a row, for a row not read back from the table.
-struct VisitGroup: Hashable {
-    var domain: String
-    var code: String
-    var hour: Int64
-    var campaign: String
-    var decision: String
-    var bot: String
-    var platform: String
-    var device: String
-    var inApp: String?
-    var referrerHost: String?
-    var country: String?
-    var ref: String?
-    var campaignTag: String?
-    var channel: String?
-    var utmSource: String?
-    var utmMedium: String?
-    var utmCampaign: String?
-    var utmTerm: String?
-    var utmContent: String?
-
-    init(_ row: VisitRow) {
-        let seconds = Int64(row.at)  // SQLite's CAST(at AS INTEGER) truncates likewise
-        domain = row.domain
-        code = row.code ?? ""
-        hour = seconds - seconds % 3600
-        campaign = row.campaign ?? ""
-        decision = row.decision
-        bot = row.bot
-        platform = row.platform
-        device = row.device
-        inApp = row.in_app
-        referrerHost = row.referrer_host
-        country = row.country
-        ref = row.ref
-        campaignTag = row.campaign_tag
-        channel = row.channel
-        utmSource = row.utm_source
-        utmMedium = row.utm_medium
-        utmCampaign = row.utm_campaign
-        utmTerm = row.utm_term
-        utmContent = row.utm_content
+extension VisitRow {
+    /// The row as counting groups it: its hour, and only what a counter keys on
+    /// (`SQLiteVisitWriter.groupVisits` computes the rest from it as from a stored row).
+    var countingKey: VisitRow {
+        var key = self
+        let seconds = Int64(at)  // SQLite's CAST(at AS INTEGER) truncates likewise
+        key.at = Double(seconds - seconds % 3600)
+        key.path = ""
+        key.os_version = nil
+        key.browser = ""
+        key.ip_hash = ""
+        return key
     }
 }
